@@ -1,0 +1,33 @@
+#include "capabilities/decide.h"
+
+#include "absl/strings/str_cat.h"
+#include "harness/status.h"
+
+namespace rdmacheck {
+
+Decision Decide(const Profile& profile, Cap cap) {
+  auto it = profile.observed.find(cap);
+  if (it == profile.observed.end() || it->second.outcome == Outcome::kSupported) return {true, ""};
+  const Observation& o = it->second;
+  std::string reason = absl::StrCat("requires ", CapName(cap), ": ", OutcomeName(o.outcome));
+  if (!o.detail.empty()) absl::StrAppend(&reason, ", ", o.detail);
+  if (o.err != 0 && o.detail.find(std::string(ErrnoName(o.err))) == std::string::npos) {
+    absl::StrAppend(&reason, " (", ErrnoName(o.err), ")");
+  }
+  return {false, reason};
+}
+
+const char* ConnectMethodName(ConnectMethod method) {
+  return method == ConnectMethod::kManual ? "manual" : "rdma_cm";
+}
+
+ConnectMethod PreferredConnectMethod(const Profile& profile) {
+  auto it = profile.observed.find(Cap::kManualConnect);
+  if (it != profile.observed.end()) {
+    return it->second.outcome == Outcome::kSupported ? ConnectMethod::kManual : ConnectMethod::kRdmaCm;
+  }
+  // Not probed: iWARP connections are set up by the MPA exchange, which only rdma_cm does.
+  return profile.identity.transport == "iWARP" ? ConnectMethod::kRdmaCm : ConnectMethod::kManual;
+}
+
+}  // namespace rdmacheck

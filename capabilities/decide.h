@@ -1,0 +1,31 @@
+// Turning a profile into yes/no answers with a reason a person can check.
+#ifndef RDMACHECK_CAPABILITIES_DECIDE_H_
+#define RDMACHECK_CAPABILITIES_DECIDE_H_
+
+#include <string>
+
+#include "capabilities/cap.h"
+#include "capabilities/profile.h"
+
+namespace rdmacheck {
+
+struct Decision {
+  bool available = false;
+  // Why not, with the evidence: "requires atomics: probe CAS returned EINVAL; atomic_cap=NONE".
+  std::string reason;
+};
+
+// A capability the probe observed as supported is available. One observed unsupported or
+// broken is not, and the reason quotes the observation. One the probe did not try is
+// available: the test runs and shows what happens, rather than being skipped on a guess.
+Decision Decide(const Profile& profile, Cap cap);
+
+// How tests connect RC QPs on this device.
+enum class ConnectMethod { kManual, kRdmaCm };
+const char* ConnectMethodName(ConnectMethod method);
+// Manual wiring where it works (it exercises the most of the QP state machine), else rdma_cm.
+ConnectMethod PreferredConnectMethod(const Profile& profile);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_CAPABILITIES_DECIDE_H_

@@ -1,0 +1,83 @@
+#include "capabilities/profile.h"
+
+#include <fstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace rdmacheck {
+
+const char* OutcomeName(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kSupported: return "supported";
+    case Outcome::kUnsupported: return "unsupported";
+    case Outcome::kBroken: return "broken";
+  }
+  return "unknown";
+}
+
+namespace {
+
+absl::StatusOr<Outcome> OutcomeFromName(absl::string_view name) {
+  for (Outcome o : {Outcome::kSupported, Outcome::kUnsupported, Outcome::kBroken}) {
+    if (OutcomeName(o) == name) return o;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown outcome '", name, "'"));
+}
+
+}  // namespace
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Identity, device, driver, transport, node_type, link_layer,
+                                                vendor_id, vendor_part_id, fw_ver, hw_ver, node_guid, kernel,
+                                                rdma_core, hostname, time)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Quirk, capability, text)
+
+nlohmann::json ProfileToJson(const Profile& profile) {
+  nlohmann::json observed = nlohmann::json::object();
+  for (const auto& [cap, o] : profile.observed) {
+    observed[std::string(CapName(cap))] = {
+        {"outcome", OutcomeName(o.outcome)}, {"errno", o.err}, {"detail", o.detail}};
+  }
+  return {{"schema", "rdmacheck.capabilities/1"},
+          {"identity", profile.identity},
+          {"declared", profile.declared},
+          {"observed", observed},
+          {"quirks", profile.quirks}};
+}
+
+absl::StatusOr<Profile> ProfileFromJson(const nlohmann::json& json) {
+  try {
+    Profile profile;
+    profile.identity = json.value("identity", nlohmann::json::object()).get<Identity>();
+    profile.declared = json.value("declared", nlohmann::json::object());
+    const nlohmann::json observed = json.value("observed", nlohmann::json::object());
+    for (const auto& [name, o] : observed.items()) {
+      std::optional<Cap> cap = CapFromName(name);
+      if (!cap) continue;  // a capability this build does not know: ignore, do not fail
+      absl::StatusOr<Outcome> outcome = OutcomeFromName(o.at("outcome").get<std::string>());
+      if (!outcome.ok()) return outcome.status();
+      profile.observed[*cap] = {*outcome, o.value("errno", 0), o.value("detail", "")};
+    }
+    profile.quirks = json.value("quirks", std::vector<Quirk>{});
+    return profile;
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("capability profile: ", e.what()));
+  }
+}
+
+absl::Status SaveProfile(const Profile& profile, const std::string& path) {
+  std::ofstream out(path);
+  out << ProfileToJson(profile).dump(2) << "\n";
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Profile> LoadProfile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read capability profile ", path));
+  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON"));
+  return ProfileFromJson(json);
+}
+
+}  // namespace rdmacheck

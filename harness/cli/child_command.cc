@@ -1,0 +1,33 @@
+// rdmacheck __child: the process `run` starts per suite. Opens the device, runs the tests
+// GoogleTest's --gtest_filter names, and reports each through the events file.
+#include "absl/flags/flag.h"
+#include "gtest/gtest.h"
+#include "harness/cli/commands.h"
+#include "harness/run/events.h"
+#include "harness/selection_flags.h"
+#include "harness/testing/test_device.h"
+
+ABSL_DECLARE_FLAG(std::string, capabilities);
+ABSL_FLAG(std::string, events, "", "File the child appends test events to (internal)");
+
+namespace rdmacheck {
+
+int ChildCommand(const std::vector<std::string>& positional) {
+  const std::string events = absl::GetFlag(FLAGS_events);
+  if (events.empty() || !positional.empty()) return UsageError("__child needs --events=FILE and no arguments");
+  absl::StatusOr<SelectionRequest> request = SelectionRequestFromFlags();
+  absl::Status opened = request.ok() ? TestDevice::Open(*request, absl::GetFlag(FLAGS_capabilities)) : request.status();
+  if (!opened.ok()) {
+    TestEvent fatal;
+    fatal.kind = TestEvent::Kind::kFatal;
+    fatal.message = std::string(opened.message());
+    AppendEvent(events, fatal);
+    return UsageError(opened);
+  }
+  ::testing::UnitTest::GetInstance()->listeners().Append(MakeEventWriter(events).release());
+  int failed = RUN_ALL_TESTS();  // outcomes travel through the events file
+  (void)failed;
+  return kExitOk;
+}
+
+}  // namespace rdmacheck

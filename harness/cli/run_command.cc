@@ -1,0 +1,111 @@
+// rdmacheck run: the conformance run on one device.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "capabilities/probe.h"
+#include "gtest/gtest.h"
+#include "harness/cli/commands.h"
+#include "harness/cli/flag_parser.h"
+#include "harness/run/conformance_run.h"
+#include "harness/selection_flags.h"
+#include "harness/timeouts.h"
+
+ABSL_FLAG(std::vector<std::string>, suites, {}, "Comma-separated suites to run (default: all), e.g. device,pd");
+ABSL_FLAG(std::string, capabilities, "",
+          "Use this capability profile (capabilities.json of an earlier run or `probe --format=json`) instead of probing");
+ABSL_FLAG(int, test_timeout, 300, "Watchdog: seconds one test may run before it is killed and failed (scaled by --timeout_multiplier)");
+
+namespace rdmacheck {
+namespace {
+
+void PrintResult(const TestResult& r) {
+  std::string line = absl::StrFormat("[%s] %-5s %s (%.0f ms)", r.suite, absl::AsciiStrToUpper(TestStatusName(r.status)),
+                                     r.name, r.duration_ms);
+  if (r.status == TestStatus::kSkip) absl::StrAppend(&line, ": ", r.message);
+  if (r.status == TestStatus::kFail) absl::StrAppend(&line, "\n    ", absl::StrReplaceAll(r.message, {{"\n", "\n    "}}));
+  std::cout << line << std::endl;
+}
+
+std::string Executable() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "rdmacheck" : self.string();
+}
+
+}  // namespace
+
+int RunCommand(const std::vector<std::string>& positional) {
+  if (!positional.empty()) return UsageError("run takes no positional arguments: " + positional[0]);
+  if (absl::GetFlag(FLAGS_timeout_multiplier) <= 0) return UsageError("--timeout_multiplier must be > 0");
+  if (absl::GetFlag(FLAGS_test_timeout) <= 0) return UsageError("--test_timeout must be > 0 seconds");
+  absl::StatusOr<SelectionRequest> request = SelectionRequestFromFlags();
+  if (!request.ok()) return UsageError(request.status());
+
+  RunPlan plan;
+  {
+    absl::StatusOr<ContextPtr> context = OpenDevice(request->device);
+    if (!context.ok()) return UsageError(context.status());
+    absl::StatusOr<Selection> selection = Select(context->get(), *request);
+    if (!selection.ok()) return UsageError(selection.status());
+    plan.selection = *selection;
+
+    absl::StatusOr<std::vector<RegisteredTest>> tests =
+        SelectTests(RegisteredTests(), absl::GetFlag(FLAGS_suites), GTEST_FLAG_GET(filter));
+    if (!tests.ok()) return UsageError(tests.status());
+    if (tests->empty()) return UsageError("no test matches --suites / --gtest_filter");
+    plan.tests = *std::move(tests);
+
+    absl::StatusOr<Profile> profile = absl::GetFlag(FLAGS_capabilities).empty()
+                                          ? ProbeDevice(context->get(), plan.selection)
+                                          : LoadProfile(absl::GetFlag(FLAGS_capabilities));
+    if (!profile.ok()) return UsageError(profile.status());
+    plan.profile = *std::move(profile);
+  }  // the children open the device themselves
+
+  plan.out_dir = absl::GetFlag(FLAGS_out).empty() ? "out/" + plan.selection.device : absl::GetFlag(FLAGS_out);
+  std::error_code ec;
+  std::filesystem::create_directories(plan.out_dir, ec);
+  if (ec) return UsageError(absl::StrCat("cannot create ", plan.out_dir, ": ", ec.message()));
+  const std::string profile_path = plan.out_dir + "/capabilities.json";
+  if (absl::Status s = SaveProfile(plan.profile, profile_path); !s.ok()) return UsageError(s);
+
+  plan.executable = Executable();
+  plan.child_flags = {absl::StrCat("--device=", plan.selection.device), absl::StrCat("--port=", plan.selection.port),
+                      absl::StrCat("--gid_index=", plan.selection.gid.index),
+                      absl::StrCat("--capabilities=", std::filesystem::absolute(profile_path).string())};
+  for (std::string& flag : NonDefaultFlags({"timeout_multiplier"})) plan.child_flags.push_back(std::move(flag));
+  plan.test_timeout = Scaled(absl::Seconds(absl::GetFlag(FLAGS_test_timeout)));
+  plan.on_result = PrintResult;
+
+  const Selection& s = plan.selection;
+  std::cout << absl::StrFormat("rdmacheck run: %s port %d GID %d (%s %s), transport %s, link %s; %d tests\n",
+                               s.device, s.port, s.gid.index, s.gid.TypeName(), s.gid.Address(),
+                               TransportName(s.transport), LinkLayerName(s.port_attr.link_layer), plan.tests.size())
+            << std::flush;
+
+  RunResults results = Execute(plan);
+  RunSummary sum = Summarize(results.tests);
+  const std::string json_path = plan.out_dir + "/results.json";
+  absl::Status written = WriteFile(json_path, ResultsToJson(results).dump(2) + "\n");
+  if (written.ok()) written = WriteFile(plan.out_dir + "/junit.xml", ResultsToJunit(results));
+  if (!written.ok()) return UsageError(written);
+
+  std::string skips;
+  for (const auto& [cap, n] : sum.skipped_by_capability) absl::StrAppend(&skips, skips.empty() ? "" : ", ", cap, " ", n);
+  std::cout << absl::StrFormat("rdmacheck run: %s: %d tests: %d passed, %d failed, %d skipped, %d xfail, %d xpass in %.1f s",
+                               s.device, sum.total, sum.pass, sum.fail, sum.skip, sum.xfail, sum.xpass,
+                               results.duration_ms / 1000);
+  if (!skips.empty()) std::cout << " (skipped for: " << skips << ")";
+  std::cout << "\nrdmacheck run: results in " << json_path << std::endl;
+  return ExitCodeFor(sum);
+}
+
+}  // namespace rdmacheck

@@ -1,0 +1,49 @@
+// The base fixture of every device test.
+//
+// SetUp() skips the test, with the evidence, when the device lacks a capability that the
+// test's catalogue entry (RDMACHECK_ABOUT) lists, and turns a failed release of a verbs
+// object (a leak) into a test failure. A derived fixture's SetUp() calls
+// DeviceTest::SetUp() first and returns if IsSkipped().
+#ifndef RDMACHECK_HARNESS_TESTING_DEVICE_TEST_H_
+#define RDMACHECK_HARNESS_TESTING_DEVICE_TEST_H_
+
+#include "capabilities/decide.h"
+#include "gtest/gtest.h"
+#include "harness/testing/catalogue.h"
+#include "harness/testing/status_matchers.h"
+#include "harness/testing/test_device.h"
+
+namespace rdmacheck {
+
+class DeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+
+  static ibv_context* context() { return TestDevice::Get().context(); }
+  static const Selection& selection() { return TestDevice::Get().selection(); }
+  static const Profile& profile() { return TestDevice::Get().profile(); }
+  static uint8_t port() { return selection().port; }
+  static bool IsIwarp() { return selection().transport == IBV_TRANSPORT_IWARP; }
+
+  // The device's attributes, queried once per process.
+  static const ibv_device_attr_ex& device_attr();
+};
+
+// Records on the current test which capability it lacked (results.json reads it back).
+void RecordMissingCapability(Cap cap);
+
+}  // namespace rdmacheck
+
+// Skips the current test unless the device has `cap`: for needs that depend on a test
+// parameter. Fixed needs belong in the RDMACHECK_ABOUT line.
+#define RDMACHECK_REQUIRE(cap)                                                      \
+  do {                                                                              \
+    ::rdmacheck::Decision rdmacheck_decision_ =                                     \
+        ::rdmacheck::Decide(::rdmacheck::TestDevice::Get().profile(), cap);         \
+    if (!rdmacheck_decision_.available) {                                           \
+      ::rdmacheck::RecordMissingCapability(cap);                                    \
+      GTEST_SKIP() << rdmacheck_decision_.reason;                                   \
+    }                                                                               \
+  } while (0)
+
+#endif  // RDMACHECK_HARNESS_TESTING_DEVICE_TEST_H_

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs every Debian package rdmacheck's build, tests and VM lab need.
+# Idempotent: when everything is present it only checks and exits (about a second).
+set -euo pipefail
+
+log() { echo "install-deps: $*" >&2; }
+
+# The guest kernel's headers must match the kernel the lab boots (see scripts/lab.sh).
+kernel_abi() {
+  apt-cache depends linux-image-amd64 2>/dev/null |
+    sed -n 's/.*Depends: linux-image-\(.*\)-amd64$/\1/p' | head -n1
+}
+
+packages=(
+  # build and unit tests
+  build-essential cmake pkg-config git
+  libgtest-dev libgmock-dev googletest libabsl-dev nlohmann-json3-dev
+  # rdma-core: headers, providers (rxe, siw, ...), tools used by the lab and benchmarks
+  libibverbs-dev librdmacm-dev rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
+  perftest iproute2
+  # the VM lab
+  qemu-system-x86 busybox-static kmod cpio xz-utils zstd
+  # report browser test, CI template lint, container image
+  chromium yamllint podman debootstrap
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: must run as root (apt-get install)" >&2
+  exit 2
+fi
+export DEBIAN_FRONTEND=noninteractive
+
+missing() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || echo "$p"
+  done
+}
+
+abi=$(kernel_abi)
+if [ -z "$abi" ]; then
+  log "apt lists are empty or stale: running apt-get update"
+  apt-get update -qq
+  abi=$(kernel_abi)
+fi
+[ -n "$abi" ] || { echo "install-deps: cannot find the Debian kernel (linux-image-amd64) in apt" >&2; exit 2; }
+packages+=("linux-headers-${abi}-amd64")
+
+mapfile -t todo < <(missing "${packages[@]}")
+if [ "${#todo[@]}" -eq 0 ]; then
+  log "all ${#packages[@]} packages present"
+  exit 0
+fi
+log "installing ${#todo[@]} packages: ${todo[*]}"
+if ! apt-get install -y -qq --no-install-recommends "${todo[@]}" >/dev/null; then
+  log "install failed; refreshing apt lists and retrying"
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${todo[@]}" >/dev/null
+fi
+log "done"

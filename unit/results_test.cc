@@ -1,0 +1,79 @@
+// results.json and junit.xml: the run's record.
+#include "harness/run/results.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "harness/testing/status_matchers.h"
+
+namespace rdmacheck {
+namespace {
+
+using ::testing::HasSubstr;
+
+TestResult Result(std::string suite, std::string name, TestStatus status, std::string capability = "") {
+  TestResult r;
+  r.suite = std::move(suite);
+  r.name = std::move(name);
+  r.status = status;
+  r.capability = std::move(capability);
+  return r;
+}
+
+RunResults Sample() {
+  RunResults run;
+  run.device = "rxe0";
+  run.suites = {{"pd", 12.5, 1}, {"cq", 3, 2}};
+  run.tests = {Result("pd", "PdTest.A", TestStatus::kPass), Result("pd", "PdTest.B", TestStatus::kFail),
+               Result("cq", "CqTest.C", TestStatus::kSkip, "cq_resize"),
+               Result("cq", "Inst/CqTest.D/1", TestStatus::kXfail),
+               Result("cq", "CqTest.E", TestStatus::kSkip, "cq_resize")};
+  run.tests[1].message = "pd_test.cc:10: Expected EBUSY <&>";
+  run.tests[3].expectation_reason = "rxe rounds up";
+  return run;
+}
+
+TEST(ResultsTest, SummaryCountsStatusesAndSkipsPerCapability) {
+  RunSummary s = Summarize(Sample().tests);
+  EXPECT_EQ(s.total, 5);
+  EXPECT_EQ(s.pass, 1);
+  EXPECT_EQ(s.fail, 1);
+  EXPECT_EQ(s.skip, 2);
+  EXPECT_EQ(s.xfail, 1);
+  EXPECT_EQ(s.skipped_by_capability.at("cq_resize"), 2);
+  EXPECT_EQ(ExitCodeFor(s), 1);
+}
+
+TEST(ResultsTest, XpassFailsTheRunAndXfailDoesNot) {
+  EXPECT_EQ(ExitCodeFor(Summarize({Result("a", "T.x", TestStatus::kXfail)})), 0);
+  EXPECT_EQ(ExitCodeFor(Summarize({Result("a", "T.x", TestStatus::kXpass)})), 1);
+  EXPECT_EQ(ExitCodeFor(Summarize({Result("a", "T.x", TestStatus::kSkip)})), 0);
+}
+
+TEST(ResultsTest, JsonRoundTripKeepsEveryField) {
+  RunResults run = Sample();
+  run.tests[0].needs = {"atomics"};
+  run.tests[0].purpose = "p";
+  run.tests[0].reference = "IBTA";
+  nlohmann::json json = ResultsToJson(run);
+  EXPECT_EQ(json["schema"], "rdmacheck.results/1");
+  EXPECT_EQ(json["summary"]["skipped_by_capability"]["cq_resize"], 2);
+  ASSERT_OK_AND_ASSIGN(RunResults back, ResultsFromJson(json));
+  EXPECT_EQ(ResultsToJson(back), json);
+}
+
+TEST(ResultsTest, FromJsonRejectsUnknownStatus) {
+  nlohmann::json json = ResultsToJson(Sample());
+  json["tests"][0]["status"] = "maybe";
+  EXPECT_FALSE(ResultsFromJson(json).ok());
+}
+
+TEST(ResultsTest, JunitHasOneSuitePerSuiteAndEscapesMessages) {
+  std::string xml = ResultsToJunit(Sample());
+  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"rxe0.pd\" tests=\"2\" failures=\"1\""));
+  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"rxe0.cq\" tests=\"3\" failures=\"0\" skipped=\"2\""));
+  EXPECT_THAT(xml, HasSubstr("Expected EBUSY &lt;&amp;&gt;"));
+  EXPECT_THAT(xml, HasSubstr("classname=\"Inst/CqTest\" name=\"D/1\""));
+}
+
+}  // namespace
+}  // namespace rdmacheck
