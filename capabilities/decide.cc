@@ -17,10 +17,6 @@ Decision Decide(const Profile& profile, Cap cap) {
   return {false, reason};
 }
 
-const char* ConnectMethodName(ConnectMethod method) {
-  return method == ConnectMethod::kManual ? "manual" : "rdma_cm";
-}
-
 ConnectMethod PreferredConnectMethod(const Profile& profile) {
   auto it = profile.observed.find(Cap::kManualConnect);
   if (it != profile.observed.end()) {

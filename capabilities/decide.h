@@ -6,6 +6,7 @@
 
 #include "capabilities/cap.h"
 #include "capabilities/profile.h"
+#include "harness/connection/connect_method.h"
 
 namespace rdmacheck {
 
@@ -20,10 +21,7 @@ struct Decision {
 // available: the test runs and shows what happens, rather than being skipped on a guess.
 Decision Decide(const Profile& profile, Cap cap);
 
-// How tests connect RC QPs on this device.
-enum class ConnectMethod { kManual, kRdmaCm };
-const char* ConnectMethodName(ConnectMethod method);
-// Manual wiring where it works (it exercises the most of the QP state machine), else rdma_cm.
+// How tests connect RC QPs on this device.// Manual wiring where it works (it exercises the most of the QP state machine), else rdma_cm.
 ConnectMethod PreferredConnectMethod(const Profile& profile);
 
 }  // namespace rdmacheck

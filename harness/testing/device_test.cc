@@ -22,6 +22,11 @@ void DeviceTest::SetUp() {
   }
 }
 
+absl::StatusOr<ConnectedPair> DeviceTest::CreatePair(PairOptions options) {
+  if (!options.method) options.method = connect_method();
+  return ConnectedPair::Create(context(), selection(), options);
+}
+
 const ibv_device_attr_ex& DeviceTest::device_attr() {
   static const ibv_device_attr_ex attr = [] {
     ibv_device_attr_ex a{};

@@ -9,6 +9,7 @@
 
 #include "capabilities/decide.h"
 #include "gtest/gtest.h"
+#include "harness/connection/connected_pair.h"
 #include "harness/testing/catalogue.h"
 #include "harness/testing/status_matchers.h"
 #include "harness/testing/test_device.h"
@@ -27,6 +28,11 @@ class DeviceTest : public ::testing::Test {
 
   // The device's attributes, queried once per process.
   static const ibv_device_attr_ex& device_attr();
+
+  // A connected QP pair on the device under test; the connect method, unless `options`
+  // sets one, is the one the capability profile found working (manual or rdma_cm).
+  static absl::StatusOr<ConnectedPair> CreatePair(PairOptions options = {});
+  static ConnectMethod connect_method() { return PreferredConnectMethod(profile()); }
 };
 
 // Records on the current test which capability it lacked (results.json reads it back).
