@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# rdmacheck's test command (the README's, and CI's through .ci/run):
+#   1. installs what is missing (scripts/install-deps.sh),
+#   2. builds (build/),
+#   3. runs the host unit tests (CTest label `unit`: harness logic, reports, browser test),
+#   4. boots the VM lab and runs the device tests on rxe0 and siw0 there (CTest label `device`).
+# Both CTest summaries are printed; the exit status is non-zero if either had a failure.
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+start=$SECONDS
+step() { echo "test.sh: $* ($((SECONDS - start)) s)" >&2; }
+
+step "installing dependencies"
+scripts/install-deps.sh || exit 2
+step "building"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 2
+cmake --build build -j2 || exit 2
+
+step "unit tests (host)"
+ctest --test-dir build -L unit --output-on-failure --timeout 600
+unit=$?
+
+step "device tests (VM lab: rxe0, siw0)"
+rm -rf out/ctest
+scripts/lab.sh -- ctest --test-dir build -L device --output-on-failure
+device=$?
+
+step "done: unit tests exit $unit, device tests exit $device"
+[ "$unit" -eq 0 ] && [ "$device" -eq 0 ]
