@@ -29,6 +29,7 @@ enum class Cap {
   kZeroLengthMr,
   kReregMr,
   kOdp,
+  kInlineData,      // a QP accepts max_inline_data > 0 (the real maximum is measured)
   // Operations.
   kRdmaWrite,
   kRdmaRead,
@@ -36,6 +37,8 @@ enum class Cap {
   kSendWithImm,
   kSendWithInv,
   kAtomics,         // compare-and-swap and fetch-and-add, results checked
+  kMultiSgeRead,    // an RDMA READ scatters into more than one local SGE (max_sge_rd > 1; siw: 1)
+  kRnrRetry,        // a SEND that finds no receive is NAKed RNR and retried up to rnr_retry (IB/RoCE RC; iWARP has no RNR)
   // Paths and limits.
   kMtu4096,
   kIpv6Gid,

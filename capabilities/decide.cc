@@ -1,6 +1,7 @@
 #include "capabilities/decide.h"
 
 #include "absl/strings/str_cat.h"
+#include "capabilities/declared_support.h"
 #include "harness/status.h"
 
 namespace rdmacheck {
@@ -10,9 +11,14 @@ Decision Decide(const Profile& profile, Cap cap) {
   if (it == profile.observed.end() || it->second.outcome == Outcome::kSupported) return {true, ""};
   const Observation& o = it->second;
   std::string reason = absl::StrCat("requires ", CapName(cap), ": ", OutcomeName(o.outcome));
-  if (!o.detail.empty()) absl::StrAppend(&reason, ", ", o.detail);
+  if (!o.detail.empty()) absl::StrAppend(&reason, ": ", o.detail);
   if (o.err != 0 && o.detail.find(std::string(ErrnoName(o.err))) == std::string::npos) {
     absl::StrAppend(&reason, " (", ErrnoName(o.err), ")");
+  }
+  // The declared side of the evidence, unless the detail already quotes it.
+  std::optional<DeclaredHint> hint = DeclaredSupport(profile.declared, profile.identity.port, cap);
+  if (hint && o.detail.find(hint->evidence) == std::string::npos) {
+    absl::StrAppend(&reason, "; declared ", hint->evidence);
   }
   return {false, reason};
 }

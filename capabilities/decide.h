@@ -17,11 +17,13 @@ struct Decision {
 };
 
 // A capability the probe observed as supported is available. One observed unsupported or
-// broken is not, and the reason quotes the observation. One the probe did not try is
+// broken is not, and the reason quotes the observation and, where an attribute speaks
+// about it, the declared fact (declared_support.h). One the probe did not try is
 // available: the test runs and shows what happens, rather than being skipped on a guess.
 Decision Decide(const Profile& profile, Cap cap);
 
-// How tests connect RC QPs on this device.// Manual wiring where it works (it exercises the most of the QP state machine), else rdma_cm.
+// How tests connect RC QPs on this device: manual wiring where it works (it exercises
+// the most of the QP state machine), else rdma_cm.
 ConnectMethod PreferredConnectMethod(const Profile& profile);
 
 }  // namespace rdmacheck

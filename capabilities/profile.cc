@@ -27,21 +27,49 @@ absl::StatusOr<Outcome> OutcomeFromName(absl::string_view name) {
 
 }  // namespace
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Identity, device, driver, transport, node_type, link_layer,
-                                                vendor_id, vendor_part_id, fw_ver, hw_ver, node_guid, kernel,
-                                                rdma_core, hostname, time)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Quirk, capability, text)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Identity, device, driver, protocol, transport, node_type, link_layer,
+                                                port, gid_index, gid, gid_type, netdev, vendor_id, vendor_part_id,
+                                                fw_ver, hw_ver, node_guid, kernel, rdma_core, hostname, time)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Measurement, value, detail)
+
+nlohmann::json ObservedToJson(const std::map<Cap, Observation>& observed) {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& [cap, o] : observed) {
+    json[CapName(cap)] = {{"outcome", OutcomeName(o.outcome)}, {"errno", o.err}, {"detail", o.detail}};
+  }
+  return json;
+}
+
+absl::StatusOr<std::map<Cap, Observation>> ObservedFromJson(const nlohmann::json& json) {
+  std::map<Cap, Observation> observed;
+  for (const auto& [name, o] : json.items()) {
+    std::optional<Cap> cap = CapFromName(name);
+    if (!cap) continue;  // a capability this build does not know: ignore, do not fail
+    absl::StatusOr<Outcome> outcome = OutcomeFromName(o.at("outcome").get<std::string>());
+    if (!outcome.ok()) return outcome.status();
+    observed[*cap] = {*outcome, o.value("errno", 0), o.value("detail", "")};
+  }
+  return observed;
+}
+
+nlohmann::json MeasuredToJson(const std::map<std::string, Measurement>& measured) {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& [name, m] : measured) json[name] = m;
+  return json;
+}
+
+std::map<std::string, Measurement> MeasuredFromJson(const nlohmann::json& json) {
+  std::map<std::string, Measurement> measured;
+  for (const auto& [name, m] : json.items()) measured[name] = m.get<Measurement>();
+  return measured;
+}
 
 nlohmann::json ProfileToJson(const Profile& profile) {
-  nlohmann::json observed = nlohmann::json::object();
-  for (const auto& [cap, o] : profile.observed) {
-    observed[std::string(CapName(cap))] = {
-        {"outcome", OutcomeName(o.outcome)}, {"errno", o.err}, {"detail", o.detail}};
-  }
   return {{"schema", "rdmacheck.capabilities/1"},
           {"identity", profile.identity},
           {"declared", profile.declared},
-          {"observed", observed},
+          {"observed", ObservedToJson(profile.observed)},
+          {"measured", MeasuredToJson(profile.measured)},
           {"quirks", profile.quirks}};
 }
 
@@ -50,14 +78,11 @@ absl::StatusOr<Profile> ProfileFromJson(const nlohmann::json& json) {
     Profile profile;
     profile.identity = json.value("identity", nlohmann::json::object()).get<Identity>();
     profile.declared = json.value("declared", nlohmann::json::object());
-    const nlohmann::json observed = json.value("observed", nlohmann::json::object());
-    for (const auto& [name, o] : observed.items()) {
-      std::optional<Cap> cap = CapFromName(name);
-      if (!cap) continue;  // a capability this build does not know: ignore, do not fail
-      absl::StatusOr<Outcome> outcome = OutcomeFromName(o.at("outcome").get<std::string>());
-      if (!outcome.ok()) return outcome.status();
-      profile.observed[*cap] = {*outcome, o.value("errno", 0), o.value("detail", "")};
-    }
+    absl::StatusOr<std::map<Cap, Observation>> observed =
+        ObservedFromJson(json.value("observed", nlohmann::json::object()));
+    if (!observed.ok()) return observed.status();
+    profile.observed = *std::move(observed);
+    profile.measured = MeasuredFromJson(json.value("measured", nlohmann::json::object()));
     profile.quirks = json.value("quirks", std::vector<Quirk>{});
     return profile;
   } catch (const nlohmann::json::exception& e) {

@@ -29,12 +29,24 @@ struct Observation {
   std::string detail;  // one line: what was tried and what happened
 };
 
+// A number the probe found by trying (the largest value a create accepts, ...).
+struct Measurement {
+  int64_t value = 0;
+  std::string detail;  // how it was found: "QP create accepts 256, refuses 257 (EINVAL)"
+};
+
 struct Identity {
   std::string device;
-  std::string driver;       // from sysfs; shown, never trusted for decisions
+  std::string driver;       // the kernel's RDMA driver ("rxe", "siw", "mlx5"); shown, never trusted
+  std::string protocol;     // the kernel's word for it: "roce", "iw", "ib" (netlink)
   std::string transport;    // "InfiniBand", "iWARP"
   std::string node_type;
   std::string link_layer;   // of the selected port
+  int port = 0;             // the port and GID the profile was taken on
+  int gid_index = 0;
+  std::string gid;
+  std::string gid_type;     // "RoCEv2", "IB", ...
+  std::string netdev;
   uint32_t vendor_id = 0;
   uint32_t vendor_part_id = 0;
   std::string fw_ver;
@@ -51,16 +63,25 @@ struct Quirk {
   std::string capability;  // CapName, or a free-form topic
   std::string text;
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Quirk, capability, text)
 
 struct Profile {
   Identity identity;
   nlohmann::json declared = nlohmann::json::object();  // query_device_ex, ports, GIDs, by name
   std::map<Cap, Observation> observed;
+  std::map<std::string, Measurement> measured;         // "max_inline_data", "max_send_sge"
   std::vector<Quirk> quirks;
 };
 
+// capabilities.json, schema "rdmacheck.capabilities/1".
 nlohmann::json ProfileToJson(const Profile& profile);
 absl::StatusOr<Profile> ProfileFromJson(const nlohmann::json& json);
+
+// The "observed" and "measured" objects on their own (a probe child sends them to its parent).
+nlohmann::json ObservedToJson(const std::map<Cap, Observation>& observed);
+absl::StatusOr<std::map<Cap, Observation>> ObservedFromJson(const nlohmann::json& json);
+nlohmann::json MeasuredToJson(const std::map<std::string, Measurement>& measured);
+std::map<std::string, Measurement> MeasuredFromJson(const nlohmann::json& json);
 
 absl::Status SaveProfile(const Profile& profile, const std::string& path);
 absl::StatusOr<Profile> LoadProfile(const std::string& path);

@@ -21,7 +21,7 @@ packages=(
   # the VM lab
   qemu-system-x86 busybox-static kmod cpio xz-utils zstd
   # report browser test, CI template lint, container image
-  chromium yamllint podman debootstrap
+  chromium python3-jsonschema yamllint podman debootstrap
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -16,8 +16,16 @@
 # The guest console log ends up in <out>/lab-console.log (the last run's).
 #
 # Env: RDMACHECK_CACHE        cache dir (default /var/cache/rdmacheck)
-#      RDMACHECK_KERNEL       Debian kernel ABI to boot, e.g. 6.1.0-56-amd64
-#                             (default: the one linux-image-amd64 depends on)
+#      RDMACHECK_KERNEL       the Debian kernel to boot: an ABI (6.1.0-56-amd64,
+#                             6.12.95+deb12-amd64) or package name (linux-image-...),
+#                             from the machine's apt sources or else from the backports
+#                             suite derived from them (containers/vm/backports-apt.sh);
+#                             "backports": the newest kernel of <codename>-backports;
+#                             "default" or unset: the one linux-image-amd64 depends on
+#      RDMACHECK_KERNEL_IMAGE, RDMACHECK_KERNEL_MODULES
+#                             instead: a vmlinuz and its modules directory (named for
+#                             its KVER; its `build` link is used to build siw if needed)
+#                             The lab builds siw.ko when the kernel lacks CONFIG_RDMA_SIW.
 #      RDMACHECK_OUT          results dir <out> (default <repo>/out)
 #      RDMACHECK_LAB_MEM      guest memory in MB (default 4096)
 #      RDMACHECK_LAB_TIMEOUT  seconds before the VM is killed (default 3000)
@@ -64,10 +72,33 @@ done
 [[ $mem =~ ^[0-9]+$ && $limit =~ ^[0-9]+$ ]] || die "RDMACHECK_LAB_MEM and RDMACHECK_LAB_TIMEOUT must be numbers"
 case $accel in '' | kvm | tcg) ;; *) die "RDMACHECK_LAB_ACCEL must be kvm or tcg" ;; esac
 
-kver=${RDMACHECK_KERNEL:-$(apt-cache depends linux-image-amd64 2>/dev/null |
-  sed -n 's/.*Depends: linux-image-\(.*\)$/\1/p' | head -n1)}
-[ -n "$kver" ] || die "cannot tell the Debian kernel from 'apt-cache depends linux-image-amd64' (apt-get update?); set RDMACHECK_KERNEL"
-kdir=$cache/$kver
+# The kernel: KVER (its modules dir name) and kdir, its cache dir.
+# meta_abi [APT...]: the ABI the linux-image-amd64 metapackage depends on.
+meta_abi() {
+  # The whole output into sed (no early exit that would break the pipe).
+  "$@" apt-cache depends linux-image-amd64 2>/dev/null |
+    sed -n 's/.*Depends: linux-image-\(.*\)$/\1/p' | sed -n 1p
+}
+custom=''
+if [ -n "${RDMACHECK_KERNEL_IMAGE:-}${RDMACHECK_KERNEL_MODULES:-}" ]; then
+  [ -f "${RDMACHECK_KERNEL_IMAGE:-}" ] && [ -d "${RDMACHECK_KERNEL_MODULES:-}" ] ||
+    die "RDMACHECK_KERNEL_IMAGE must be a vmlinuz and RDMACHECK_KERNEL_MODULES its modules directory"
+  custom=1
+  kver=$(basename "$RDMACHECK_KERNEL_MODULES")
+  # Keyed by what the kernel is: another build at the same paths gets its own entry.
+  key=$({ stat -L -c '%n %s %Y' "$RDMACHECK_KERNEL_IMAGE" "$RDMACHECK_KERNEL_MODULES"/modules.* || true; } 2>/dev/null |
+    sha256sum | cut -c1-12)
+  kdir=$cache/custom-$kver-$key
+else
+  case ${RDMACHECK_KERNEL:-} in
+    '' | default) kver=$(meta_abi) ;;
+    backports | *-backports) kver=$(meta_abi "$vm/backports-apt.sh") ;;
+    linux-image-*) kver=${RDMACHECK_KERNEL#linux-image-} ;;
+    *) kver=$RDMACHECK_KERNEL ;;
+  esac
+  [ -n "$kver" ] || die "cannot tell which kernel '${RDMACHECK_KERNEL:-default}' is from apt's linux-image-amd64 (apt-get update?); set RDMACHECK_KERNEL to an ABI"
+  kdir=$cache/$kver
+fi
 root=$kdir/root                 # the unpacked kernel package (+ siw.ko, depmod)
 moddir=$root/lib/modules/$kver
 # The initramfs is keyed by what it is built from, so editing those rebuilds it.
@@ -115,20 +146,19 @@ mkdir -p "$kdir" || die "cannot create $kdir (set RDMACHECK_CACHE)"
 exec 9>"$cache/.lock"
 flock -n 9 || { log "waiting for the cache lock $cache/.lock"; flock 9; }
 locked=1
-if [ ! -d "$root" ]; then
+if [ ! -d "$root" ] && [ -n "$custom" ]; then
+  log "taking kernel $kver from $RDMACHECK_KERNEL_IMAGE and $RDMACHECK_KERNEL_MODULES"
+  "$vm/custom-kernel.sh" "$RDMACHECK_KERNEL_IMAGE" "$RDMACHECK_KERNEL_MODULES" "$root" ||
+    die "cannot use that kernel"
+elif [ ! -d "$root" ]; then
   log "fetching kernel $kver"
   "$vm/fetch-kernel.sh" "$kver" "$root" || die "fetching kernel $kver failed"
 fi
 if ! siw_present; then
-  if [ ! -f "/usr/src/linux-headers-$kver/Makefile" ]; then
-    log "installing linux-headers-$kver"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "linux-headers-$kver" >/dev/null ||
-      die "cannot install linux-headers-$kver"
-  fi
   need make make
   need gcc gcc
-  log "building siw.ko"
-  "$vm/build-siw.sh" "$kver" "$(cat "$root/.deb-version")" "$kdir/siw.ko.tmp" || die "building siw.ko failed"
+  log "building siw.ko (kernel $kver has no CONFIG_RDMA_SIW)"
+  "$vm/build-siw.sh" "$root" "$kver" "$kdir/siw.ko.tmp" || die "building siw.ko failed"
   mkdir -p "$moddir/updates"
   mv "$kdir/siw.ko.tmp" "$moddir/updates/siw.ko"
   rm -f "$root/.depmod-done"
@@ -186,7 +216,9 @@ cat "$run/out" &
 cat "$run/err" >&2 &
 share() { echo "local,path=${1//,/,,},mount_tag=$2,security_model=none${3:-}"; }
 mapfile -t a < <(qemu_args "$accel")
-a+=(-smp 2 -m "$mem" -append "console=ttyS0 quiet panic=-1"
+# no_timer_check: under emulation the kernel's IO-APIC timer check can fail by timing
+# alone (6.12 panics with "IO-APIC + timer doesn't work"); the timer itself works.
+a+=(-smp 2 -m "$mem" -append "console=ttyS0 quiet panic=-1 no_timer_check"
   -virtfs "$(share / hostroot ,readonly=on,multidevs=remap)"
   -virtfs "$(share "$out" out)" -virtfs "$(share "$run/ctl" ctl)")
 for p in con out err; do a+=(-chardev "file,id=$p,path=$run/$p" -serial "chardev:$p"); done

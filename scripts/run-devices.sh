@@ -3,6 +3,7 @@
 # separated), results in ${OUT:-out}/<device>/, then "rdmacheck report" over them when the
 # binary has that command. Exit 1 if any run (or the report) failed, 2 if there is no
 # device or no binary. RDMACHECK_BIN: default build/rdmacheck, else rdmacheck on PATH.
+# Arguments are passed to every `rdmacheck run` (e.g. --suites=device,pd).
 set -uo pipefail
 # Bash reads a script while running it; the braces make it read all of it first, so
 # editing this file cannot break a run in progress.
@@ -20,7 +21,7 @@ rc=0 dirs=()
 for dev in $devices; do
   echo "run-devices: $dev -> $out/$dev" >&2
   rm -f "$out/$dev/results.json" # a run that cannot start must not leave an old result in the report
-  "$bin" run --device="$dev" --out="$out/$dev" || { echo "run-devices: $dev failed (exit $?)" >&2; rc=1; }
+  "$bin" run --device="$dev" --out="$out/$dev" "$@" || { echo "run-devices: $dev failed (exit $?)" >&2; rc=1; }
   [ -f "$out/$dev/results.json" ] && dirs+=("$out/$dev")
 done
 # The report over every device that produced results: out/report.{html,md,json} and a

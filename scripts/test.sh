@@ -3,7 +3,8 @@
 #   1. installs what is missing (scripts/install-deps.sh),
 #   2. builds (build/),
 #   3. runs the host unit tests (CTest label `unit`: harness logic, reports, browser test),
-#   4. boots the VM lab and runs the device tests on rxe0 and siw0 there (CTest label `device`).
+#   4. boots the VM lab and runs the device tests on rxe0 and siw0 there (CTest label `device`;
+#      also setup-softrdma.sh's test and the container image, built from an offline base).
 # Both CTest summaries are printed; the exit status is non-zero if either had a failure.
 set -uo pipefail
 
@@ -21,6 +22,9 @@ cmake --build build -j2 || exit 2
 step "unit tests (host)"
 ctest --test-dir build -L unit --output-on-failure --timeout 600
 unit=$?
+
+step "offline base of the container image (for device.container; cached)"
+containers/make-base-rootfs.sh >/dev/null || echo "test.sh: no container base: device.container will be skipped" >&2
 
 step "device tests (VM lab: rxe0, siw0)"
 rm -rf out/ctest

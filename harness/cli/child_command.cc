@@ -3,6 +3,7 @@
 #include "absl/flags/flag.h"
 #include "gtest/gtest.h"
 #include "harness/cli/commands.h"
+#include "harness/remote/peer_link.h"
 #include "harness/run/events.h"
 #include "harness/selection_flags.h"
 #include "harness/testing/test_device.h"
@@ -17,6 +18,15 @@ int ChildCommand(const std::vector<std::string>& positional) {
   if (events.empty() || !positional.empty()) return UsageError("__child needs --events=FILE and no arguments");
   absl::StatusOr<SelectionRequest> request = SelectionRequestFromFlags();
   absl::Status opened = request.ok() ? TestDevice::Open(*request, absl::GetFlag(FLAGS_capabilities)) : request.status();
+  if (opened.ok() && !absl::GetFlag(FLAGS_peer).empty()) {  // two-host mode
+    absl::StatusOr<std::unique_ptr<PeerLink>> link =
+        PeerLink::Connect(absl::GetFlag(FLAGS_peer), TestDevice::Get().selection().transport);
+    if (link.ok()) {
+      TestDevice::SetPeer(*std::move(link));
+    } else {
+      opened = link.status();
+    }
+  }
   if (!opened.ok()) {
     TestEvent fatal;
     fatal.kind = TestEvent::Kind::kFatal;

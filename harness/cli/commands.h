@@ -44,6 +44,8 @@ int RunCommand(const std::vector<std::string>& positional);
 int ChildCommand(const std::vector<std::string>& positional);
 int ListCommand(const std::vector<std::string>& positional);
 int ProbeCommand(const std::vector<std::string>& positional);
+int ReportCommand(const std::vector<std::string>& positional);
+int ServeCommand(const std::vector<std::string>& positional);
 
 // Flags every device command takes.
 inline const std::vector<absl::string_view> kSelectionFlags = {"device", "port", "gid_index", "timeout_multiplier"};

@@ -5,13 +5,16 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "capabilities/expectations.h"
 #include "gtest/gtest.h"
 #include "harness/cli/commands.h"
 #include "harness/run/test_selection.h"
 #include "harness/testing/catalogue.h"
 #include "nlohmann/json.hpp"
 
-ABSL_FLAG(bool, check, false, "Fail (exit 1) when a test has no catalogue entry or an entry names no test");
+ABSL_FLAG(bool, check, false,
+          "Fail (exit 1) when a test has no catalogue entry, an entry names no test, or a shipped expectation "
+          "file is malformed or has a pattern that matches no test");
 
 namespace rdmacheck {
 namespace {
@@ -62,9 +65,18 @@ int ListCommand(const std::vector<std::string>& positional) {
 
   if (absl::GetFlag(FLAGS_check)) {
     std::vector<std::string> problems = CatalogueProblems(tests);
+    absl::StatusOr<std::vector<ExpectationFile>> expectations = AllShippedExpectations();
+    if (!expectations.ok()) {
+      problems.emplace_back(expectations.status().message());
+    } else {
+      for (const ExpectationFile& file : *expectations) {
+        for (std::string& stale : StaleEntries(file, tests)) problems.push_back(std::move(stale));
+      }
+    }
     for (const std::string& p : problems) std::cerr << "rdmacheck list: " << p << "\n";
     std::cout << "rdmacheck list: " << tests.size() << " tests, " << Catalogue().size() << " catalogue entries, "
-              << problems.size() << " problems" << std::endl;
+              << (expectations.ok() ? expectations->size() : 0) << " expectation files, " << problems.size()
+              << " problems" << std::endl;
     return problems.empty() ? kExitOk : kExitFailures;
   }
 

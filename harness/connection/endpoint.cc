@@ -1,42 +1,52 @@
-#include "harness/completion.h"
-#include "harness/connection/connected_pair.h"
+#include "harness/connection/endpoint.h"
+
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/time/clock.h"
+#include "harness/status.h"
 
 namespace rdmacheck {
 
-Endpoint::~Endpoint() {
-  if (cm_id_ && cm_id_->qp != nullptr) {
-    rdma_disconnect(cm_id_.get());  // a clean close for the peer (iWARP: instead of an abort)
-    rdma_destroy_qp(cm_id_.get());
+absl::Status Endpoint::AwaitPattern(Slice where, Pattern pattern, absl::Duration timeout) const {
+  const absl::Time deadline = absl::Now() + timeout;
+  for (;;) {
+    absl::Status s = Check(where, pattern);
+    if (s.ok() || !absl::IsDataLoss(s) || absl::Now() > deadline) return s;
+    absl::SleepFor(absl::Milliseconds(1));
   }
 }
 
-RemoteBuffer Endpoint::remote_buffer() const {
-  return {reinterpret_cast<uint64_t>(buffer_.get()), mr_->rkey, static_cast<uint32_t>(buffer_size_)};
+absl::StatusOr<uint64_t> Endpoint::ReadU64(size_t offset) const {
+  RDMACHECK_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, Read({offset, 8}));
+  uint64_t value = 0;
+  std::memcpy(&value, bytes.data(), sizeof(value));
+  return value;
 }
 
-absl::Status Endpoint::PostRecv(uint64_t wr_id, size_t offset, uint32_t length) {
-  ibv_sge sge = Sge(offset, length);
-  ibv_recv_wr wr = RecvWr(wr_id, &sge, 1);
-  return srq_ ? PostSrqRecv(srq_.get(), wr) : rdmacheck::PostRecv(qp_, wr);
+absl::Status Endpoint::WriteU64(size_t offset, uint64_t value) {
+  uint8_t bytes[8];
+  std::memcpy(bytes, &value, sizeof(value));
+  return Write(offset, bytes);
 }
 
-absl::Status Endpoint::PostSend(ibv_send_wr& wr, ibv_send_wr** bad_wr) {
-  if (qp_->qp_type == IBV_QPT_UD) {
-    for (ibv_send_wr* w = &wr; w != nullptr; w = w->next) {
-      w->wr.ud.ah = peer_ah_.get();
-      w->wr.ud.remote_qpn = peer_address_.qp_num;
-      w->wr.ud.remote_qkey = qkey_;
-    }
-  }
-  return rdmacheck::PostSend(qp_, wr, bad_wr);
+absl::StatusOr<ibv_wc> Endpoint::PollSend(absl::Duration timeout) {
+  RDMACHECK_ASSIGN_OR_RETURN(std::vector<ibv_wc> wcs, PollSends(1, timeout));
+  return wcs.front();
 }
 
-absl::StatusOr<ibv_wc> Endpoint::PollSend(absl::Duration timeout) const {
-  return PollCompletion(send_cq(), timeout);
+absl::StatusOr<ibv_wc> Endpoint::PollRecv(absl::Duration timeout) {
+  RDMACHECK_ASSIGN_OR_RETURN(std::vector<ibv_wc> wcs, PollRecvs(1, timeout));
+  return wcs.front();
 }
 
-absl::StatusOr<ibv_wc> Endpoint::PollRecv(absl::Duration timeout) const {
-  return PollCompletion(recv_cq(), timeout);
+ibv_sge Endpoint::Sge(size_t offset, uint32_t length) const {
+  const ibv_mr* m = mr();
+  return m != nullptr ? MakeSge(m, offset, length) : ibv_sge{0, length, 0};
+}
+
+absl::Status Endpoint::PostSend(ibv_send_wr&, ibv_send_wr**) {
+  return absl::UnimplementedError("raw ibv_post_send needs the endpoint in this process (not in two-host mode)");
 }
 
 }  // namespace rdmacheck

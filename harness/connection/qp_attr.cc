@@ -14,6 +14,15 @@ absl::Status ModifyQp(ibv_qp* qp, const QpAttr& attr) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<ibv_qp_attr> QueryQp(ibv_qp* qp, int mask) {
+  ibv_qp_attr attr{};
+  ibv_qp_init_attr init{};
+  if (int rc = ibv_query_qp(qp, &attr, mask | IBV_QP_STATE, &init); rc != 0) {
+    return ErrnoStatus(rc, absl::StrCat("ibv_query_qp(qp ", qp->qp_num, ")"));
+  }
+  return attr;
+}
+
 ibv_ah_attr AddressTo(const QpAddress& peer, const PathOptions& path) {
   ibv_ah_attr ah{};
   ah.dlid = peer.lid;
@@ -25,36 +34,62 @@ ibv_ah_attr AddressTo(const QpAddress& peer, const PathOptions& path) {
   return ah;
 }
 
-QpAttr InitAttr(ibv_qp_type type, const PathOptions& path) {
-  QpAttr a;
-  a.set_state(IBV_QPS_INIT).set_pkey_index(0).set_port_num(path.port);
-  if (type == IBV_QPT_UD) {
-    a.set_qkey(path.qkey);
-  } else if (type == IBV_QPT_UC) {
-    a.set_access_flags(path.access & IBV_ACCESS_REMOTE_WRITE);  // UC has no RDMA read or atomics
-  } else {
-    a.set_access_flags(path.access);
+QpAttr& AddAttrs(QpAttr& attr, int mask, const AttrValues& v) {
+  const PathOptions& path = v.path;
+  if (mask & IBV_QP_CUR_STATE) attr.set_cur_state(v.cur_state);
+  if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY) attr.set_sq_draining(1);
+  if (mask & IBV_QP_ACCESS_FLAGS) {
+    // UC has no RDMA read or atomics; UD no remote access at all.
+    int access = v.type == IBV_QPT_UC ? path.access & IBV_ACCESS_REMOTE_WRITE
+                 : v.type == IBV_QPT_UD ? 0
+                                        : path.access;
+    attr.set_access_flags(static_cast<unsigned>(access));
   }
-  return a;
+  if (mask & IBV_QP_PKEY_INDEX) attr.set_pkey_index(0);
+  if (mask & IBV_QP_PORT) attr.set_port_num(path.port);
+  if (mask & IBV_QP_QKEY) attr.set_qkey(path.qkey);
+  if (mask & IBV_QP_AV) attr.set_ah_attr(AddressTo(v.peer, path));
+  if (mask & IBV_QP_PATH_MTU) attr.set_path_mtu(path.path_mtu);
+  if (mask & IBV_QP_TIMEOUT) attr.set_timeout(path.timeout);
+  if (mask & IBV_QP_RETRY_CNT) attr.set_retry_cnt(path.retry_cnt);
+  if (mask & IBV_QP_RNR_RETRY) attr.set_rnr_retry(path.rnr_retry);
+  if (mask & IBV_QP_RQ_PSN) attr.set_rq_psn(v.peer.psn);
+  if (mask & IBV_QP_MAX_QP_RD_ATOMIC) attr.set_max_rd_atomic(path.max_rd_atomic);
+  if (mask & IBV_QP_MIN_RNR_TIMER) attr.set_min_rnr_timer(path.min_rnr_timer);
+  if (mask & IBV_QP_SQ_PSN) attr.set_sq_psn(v.sq_psn);
+  if (mask & IBV_QP_MAX_DEST_RD_ATOMIC) attr.set_max_dest_rd_atomic(path.max_dest_rd_atomic);
+  if (mask & IBV_QP_DEST_QPN) attr.set_dest_qp_num(v.peer.qp_num);
+  return attr;
+}
+
+QpAttr TransitionAttr(ibv_qp_state from, ibv_qp_state to, AttrValues values) {
+  values.cur_state = from;
+  QpAttr a;
+  a.set_state(to);
+  return AddAttrs(a, RuleFor(values.type, from, to).required, values);
+}
+
+QpAttr InitAttr(ibv_qp_type type, const PathOptions& path) {
+  AttrValues v;
+  v.type = type;
+  v.path = path;
+  return TransitionAttr(IBV_QPS_RESET, IBV_QPS_INIT, v);
 }
 
 QpAttr RtrAttr(ibv_qp_type type, const QpAddress& peer, const PathOptions& path) {
-  QpAttr a;
-  a.set_state(IBV_QPS_RTR);
-  if (type == IBV_QPT_UD) return a;
-  a.set_path_mtu(path.path_mtu).set_dest_qp_num(peer.qp_num).set_rq_psn(peer.psn).set_ah_attr(AddressTo(peer, path));
-  if (type == IBV_QPT_RC) a.set_max_dest_rd_atomic(path.max_dest_rd_atomic).set_min_rnr_timer(path.min_rnr_timer);
-  return a;
+  AttrValues v;
+  v.type = type;
+  v.path = path;
+  v.peer = peer;
+  return TransitionAttr(IBV_QPS_INIT, IBV_QPS_RTR, v);
 }
 
 QpAttr RtsAttr(ibv_qp_type type, uint32_t sq_psn, const PathOptions& path) {
-  QpAttr a;
-  a.set_state(IBV_QPS_RTS).set_sq_psn(sq_psn);
-  if (type == IBV_QPT_RC) {
-    a.set_timeout(path.timeout).set_retry_cnt(path.retry_cnt).set_rnr_retry(path.rnr_retry)
-        .set_max_rd_atomic(path.max_rd_atomic);
-  }
-  return a;
+  AttrValues v;
+  v.type = type;
+  v.path = path;
+  v.sq_psn = sq_psn;
+  return TransitionAttr(IBV_QPS_RTR, IBV_QPS_RTS, v);
 }
 
 absl::Status BringUp(ibv_qp* qp, const QpAddress& peer, uint32_t sq_psn, const PathOptions& path) {

@@ -5,8 +5,9 @@
 //                              .set_access_flags(IBV_ACCESS_REMOTE_WRITE)));
 //   ASSERT_OK(ModifyQp(qp, InitAttr(IBV_QPT_RC, port)));
 //
-// Required and optional attributes per transition and QP type: IBTA Vol 1 11.2.5.2
-// (Modify QP), table 91, and ibv_modify_qp(3).
+// Required and optional attributes per transition and QP type: qp_transitions.h (IBTA Vol 1
+// 11.2.5.2, table 91; ibv_modify_qp(3)). AddAttrs/TransitionAttr fill a QpAttr from a mask
+// of that table with valid values, so a test can leave one out or add one more.
 #ifndef RDMACHECK_HARNESS_CONNECTION_QP_ATTR_H_
 #define RDMACHECK_HARNESS_CONNECTION_QP_ATTR_H_
 
@@ -15,6 +16,8 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "harness/connection/qp_transitions.h"
 
 namespace rdmacheck {
 
@@ -49,6 +52,7 @@ class QpAttr {
 
   const ibv_qp_attr& attr() const { return attr_; }
   int mask() const { return mask_; }
+  bool has(int bits) const { return (mask_ & bits) == bits; }
 
  private:
   template <typename T>
@@ -62,6 +66,9 @@ class QpAttr {
 };
 
 absl::Status ModifyQp(ibv_qp* qp, const QpAttr& attr);
+
+// ibv_query_qp for the attributes of `mask` (IBV_QP_STATE at least).
+absl::StatusOr<ibv_qp_attr> QueryQp(ibv_qp* qp, int mask = IBV_QP_STATE);
 
 // Where a QP's peer is, for RTR (connected QPs) or an address handle (UD).
 struct QpAddress {
@@ -89,8 +96,25 @@ struct PathOptions {
 // The address vector that reaches `peer` from `path.port` / `path.sgid_index`.
 ibv_ah_attr AddressTo(const QpAddress& peer, const PathOptions& path);
 
-// RESET->INIT, INIT->RTR and RTR->RTS with exactly the required attributes of `type`
-// (plus the optional ones rdmacheck always sets, e.g. RTS timeouts).
+// A valid value for every attribute in kSettableAttrs (qp_transitions.h): what a transition
+// carries when the table names the attribute.
+struct AttrValues {
+  ibv_qp_type type = IBV_QPT_RC;  // ACCESS_FLAGS: UC gets remote write only, UD none
+  PathOptions path;               // port, sgid, MTU, timeouts, retries, RD atomic depth, QKey, access
+  QpAddress peer;                 // AV, DEST_QPN, RQ_PSN (the peer's starting PSN)
+  uint32_t sq_psn = 0;
+  ibv_qp_state cur_state = IBV_QPS_RESET;  // CUR_STATE: the state the QP is in
+};
+
+// Adds each attribute of `mask` with its value from `values`. Bits outside kSettableAttrs
+// (alternate path, path migration, CAP, rate limit) and IBV_QP_STATE are not touched.
+QpAttr& AddAttrs(QpAttr& attr, int mask, const AttrValues& values);
+
+// The move to `to` with exactly the attributes the table requires for `values.type` from
+// `from` (an illegal pair: just the state).
+QpAttr TransitionAttr(ibv_qp_state from, ibv_qp_state to, AttrValues values);
+
+// RESET->INIT, INIT->RTR and RTR->RTS with exactly the required attributes of `type`.
 QpAttr InitAttr(ibv_qp_type type, const PathOptions& path);
 QpAttr RtrAttr(ibv_qp_type type, const QpAddress& peer, const PathOptions& path);
 QpAttr RtsAttr(ibv_qp_type type, uint32_t sq_psn, const PathOptions& path);

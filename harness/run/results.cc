@@ -1,5 +1,6 @@
 #include "harness/run/results.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -223,6 +224,9 @@ std::string ResultsToJunit(const RunResults& results) {
 }
 
 absl::Status WriteFile(const std::string& path, absl::string_view content) {
+  std::error_code ec;
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   std::ofstream out(path, std::ios::binary);
   out << content;
   out.close();

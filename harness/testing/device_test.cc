@@ -24,7 +24,7 @@ void DeviceTest::SetUp() {
 
 absl::StatusOr<ConnectedPair> DeviceTest::CreatePair(PairOptions options) {
   if (!options.method) options.method = connect_method();
-  return ConnectedPair::Create(context(), selection(), options);
+  return ConnectedPair::Create(context(), selection(), options, TestDevice::Get().peer());
 }
 
 const ibv_device_attr_ex& DeviceTest::device_attr() {

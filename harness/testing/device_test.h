@@ -30,8 +30,10 @@ class DeviceTest : public ::testing::Test {
   static const ibv_device_attr_ex& device_attr();
 
   // A connected QP pair on the device under test; the connect method, unless `options`
-  // sets one, is the one the capability profile found working (manual or rdma_cm).
+  // sets one, is the one the capability profile found working (manual or rdma_cm). In
+  // two-host mode the remote endpoint is on the peer host.
   static absl::StatusOr<ConnectedPair> CreatePair(PairOptions options = {});
+  static bool TwoHost() { return TestDevice::Get().peer() != nullptr; }
   static ConnectMethod connect_method() { return PreferredConnectMethod(profile()); }
 };
 
@@ -50,6 +52,15 @@ void RecordMissingCapability(Cap cap);
       ::rdmacheck::RecordMissingCapability(cap);                                    \
       GTEST_SKIP() << rdmacheck_decision_.reason;                                   \
     }                                                                               \
+  } while (0)
+
+// Skips the current test in two-host mode: for tests that need the remote endpoint's verbs
+// objects (its QP, SRQ, completion channel, ...), which exist only in this process.
+#define RDMACHECK_REQUIRE_LOOPBACK(why)                                                          \
+  do {                                                                                          \
+    if (::rdmacheck::DeviceTest::TwoHost()) {                                                   \
+      GTEST_SKIP() << "loopback only (two-host mode drives the peer over a side channel): " << why; \
+    }                                                                                           \
   } while (0)
 
 #endif  // RDMACHECK_HARNESS_TESTING_DEVICE_TEST_H_

@@ -30,4 +30,6 @@ bool TestDevice::IsOpen() { return Instance() != nullptr; }
 
 const TestDevice& TestDevice::Get() { return *Instance(); }
 
+void TestDevice::SetPeer(std::unique_ptr<RemoteEndpointFactory> peer) { Instance()->peer_ = std::move(peer); }
+
 }  // namespace rdmacheck

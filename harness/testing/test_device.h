@@ -6,10 +6,12 @@
 #ifndef RDMACHECK_HARNESS_TESTING_TEST_DEVICE_H_
 #define RDMACHECK_HARNESS_TESTING_TEST_DEVICE_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "capabilities/profile.h"
+#include "harness/connection/connected_pair.h"
 #include "harness/device.h"
 #include "harness/verbs/owners.h"
 
@@ -26,10 +28,15 @@ class TestDevice {
   const Selection& selection() const { return selection_; }
   const Profile& profile() const { return profile_; }
 
+  // Two-host mode (`run --peer`): where pairs' passive endpoints are made; null in loopback.
+  RemoteEndpointFactory* peer() const { return peer_.get(); }
+  static void SetPeer(std::unique_ptr<RemoteEndpointFactory> peer);  // after Open()
+
  private:
   ContextPtr context_;
   Selection selection_;
   Profile profile_;
+  std::unique_ptr<RemoteEndpointFactory> peer_;
 };
 
 }  // namespace rdmacheck

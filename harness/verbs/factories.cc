@@ -1,5 +1,7 @@
 #include "harness/verbs/factories.h"
 
+#include <fcntl.h>
+
 #include <cerrno>
 
 #include "absl/strings/str_cat.h"
@@ -39,6 +41,22 @@ absl::StatusOr<QpPtr> CreateQp(ibv_pd* pd, ibv_qp_init_attr attr) {
   QpPtr qp(ibv_create_qp(pd, &attr));
   if (!qp) return ErrnoStatus(errno, absl::StrCat("ibv_create_qp(type=", attr.qp_type, ")"));
   return qp;
+}
+
+absl::StatusOr<QpPtr> CreateQpEx(ibv_context* context, ibv_qp_init_attr_ex attr) {
+  QpPtr qp(ibv_create_qp_ex(context, &attr));
+  if (!qp) return ErrnoStatus(errno, absl::StrCat("ibv_create_qp_ex(type=", attr.qp_type, ")"));
+  return qp;
+}
+
+absl::StatusOr<XrcdPtr> OpenXrcd(ibv_context* context) {
+  ibv_xrcd_init_attr attr{};
+  attr.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+  attr.fd = -1;
+  attr.oflags = O_CREAT;
+  XrcdPtr xrcd(ibv_open_xrcd(context, &attr));
+  if (!xrcd) return ErrnoStatus(errno, "ibv_open_xrcd");
+  return xrcd;
 }
 
 absl::StatusOr<SrqPtr> CreateSrq(ibv_pd* pd, ibv_srq_init_attr attr) {

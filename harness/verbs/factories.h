@@ -26,6 +26,10 @@ absl::StatusOr<CqPtr> CreateCq(ibv_context* context, int cqe, ibv_comp_channel* 
 absl::StatusOr<MrPtr> RegMr(ibv_pd* pd, void* addr, size_t length, int access);
 absl::StatusOr<MrPtr> RegMr(ibv_pd* pd, absl::Span<uint8_t> buffer, int access);
 absl::StatusOr<QpPtr> CreateQp(ibv_pd* pd, ibv_qp_init_attr attr);
+// ibv_create_qp_ex: XRC QPs (comp_mask names the PD or the XRC domain).
+absl::StatusOr<QpPtr> CreateQpEx(ibv_context* context, ibv_qp_init_attr_ex attr);
+// An XRC domain not tied to a file (fd -1, O_CREAT).
+absl::StatusOr<XrcdPtr> OpenXrcd(ibv_context* context);
 absl::StatusOr<SrqPtr> CreateSrq(ibv_pd* pd, ibv_srq_init_attr attr);
 absl::StatusOr<MwPtr> AllocMw(ibv_pd* pd, ibv_mw_type type);
 absl::StatusOr<AhPtr> CreateAh(ibv_pd* pd, ibv_ah_attr attr);

@@ -1,0 +1,84 @@
+// Expected deviations, as data: per driver, the tests whose outcome on that driver differs
+// from the specification, and why. The files live in capabilities/expectations/<driver>.json
+// (format: capabilities/expectations/README.md); the driver is the profile's
+// identity.driver (the kernel's name for it: "rxe", "siw").
+//
+// What an entry does to a test it matches (first matching entry wins):
+//   kind "fails":  a failure becomes `xfail` (not a failure of the run); a pass becomes
+//                  `xpass`, which *is* a failure: the list is stale or the device got fixed.
+//   kind "flaky":  a failure becomes `xfail`; a pass stays a pass.
+//   A skip stays a skip. An entry with a kernel / rdma_core range applies only inside it.
+//
+// Every pattern must match a registered test: a pattern that matches none is an error at
+// start-up (StaleEntries), so lists cannot rot silently.
+#ifndef RDMACHECK_CAPABILITIES_EXPECTATIONS_H_
+#define RDMACHECK_CAPABILITIES_EXPECTATIONS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "harness/run/results.h"
+#include "harness/run/test_selection.h"
+#include "nlohmann/json.hpp"
+
+namespace rdmacheck {
+
+enum class ExpectationKind { kFails, kFlaky };
+const char* ExpectationKindName(ExpectationKind kind);
+
+// [from, before) of dotted version numbers ("6.1", "44.0"); either end may be open.
+struct VersionRange {
+  std::string from;    // inclusive, "" = no lower bound
+  std::string before;  // exclusive, "" = no upper bound
+  bool Contains(absl::string_view version) const;
+  bool IsOpen() const { return from.empty() && before.empty(); }
+};
+
+struct Expectation {
+  // GoogleTest-style pattern ('*', '?') over the test's full name
+  // ("Inst/CqTest.Create/1") or its catalogue name ("CqTest.Create").
+  std::string test;
+  ExpectationKind kind = ExpectationKind::kFails;
+  std::string reason;     // what deviates, in one line
+  std::string reference;  // where the expected behaviour comes from, or the kernel commit
+  VersionRange kernel;
+  VersionRange rdma_core;
+
+  bool Matches(absl::string_view test_name) const;
+};
+
+struct ExpectationFile {
+  std::string path;
+  std::string driver;
+  std::vector<Expectation> entries;
+};
+
+// Parsing checks the format strictly (unknown keys, missing reason or reference, a bad
+// kind or version are errors naming the file and the entry).
+absl::StatusOr<ExpectationFile> ParseExpectations(const nlohmann::json& json, const std::string& path);
+absl::StatusOr<ExpectationFile> LoadExpectations(const std::string& path);
+
+// Where the shipped files are: <prefix>/share/rdmacheck/expectations next to an installed
+// binary, else the source tree's capabilities/expectations.
+std::string ExpectationsDir();
+// The shipped file for `driver`, or nullopt when there is none.
+absl::StatusOr<std::optional<ExpectationFile>> ExpectationsForDriver(const std::string& driver);
+// Every shipped file (for `rdmacheck list --check`).
+absl::StatusOr<std::vector<ExpectationFile>> AllShippedExpectations();
+
+// "siw.json entry 3: pattern 'PdTest.Gone*' matches no registered test", one per stale entry.
+std::vector<std::string> StaleEntries(const ExpectationFile& file, const std::vector<RegisteredTest>& tests);
+
+// The entry that applies to `test_name` in this environment, or nullptr.
+const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,
+                                   absl::string_view kernel, absl::string_view rdma_core);
+
+// Turns a result into xfail / xpass as its expectation says (see above); no entry: as is.
+void ApplyExpectation(const Expectation* expectation, TestResult& result);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_CAPABILITIES_EXPECTATIONS_H_

@@ -1,0 +1,32 @@
+// What the kernel's RDMA netlink interface (the one `rdma dev` / `rdma link` use) says about
+// a device: which kernel driver runs it and which netdev each port sits on.
+//
+// sysfs has no driver link for software devices (rxe, siw have no parent device), and
+// siw's GID table names no netdev; netlink knows both. Shown in the profile, never used to
+// decide a capability.
+#ifndef RDMACHECK_CAPABILITIES_RDMA_NETLINK_H_
+#define RDMACHECK_CAPABILITIES_RDMA_NETLINK_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace rdmacheck {
+
+struct NetlinkDevice {
+  uint32_t index = 0;
+  std::string protocol;  // "roce", "iw", "ib", "opa" (empty on kernels that do not say)
+  std::string driver;    // the uverbs driver id as a name: "rxe", "siw", "mlx5", ...
+  std::map<uint32_t, std::string> port_netdevs;  // port -> netdev name, where the kernel has one
+};
+
+absl::StatusOr<NetlinkDevice> QueryNetlinkDevice(const std::string& device);
+
+// enum rdma_driver_id (rdma/ib_user_ioctl_verbs.h) -> "rxe"; "driver_id_N" when unknown.
+std::string DriverIdName(uint64_t id);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_CAPABILITIES_RDMA_NETLINK_H_

@@ -1,0 +1,205 @@
+#include "harness/connection/local_endpoint.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "harness/completion.h"
+#include "harness/connection/connected_pair.h"
+#include "harness/status.h"
+#include "harness/verbs/factories.h"
+
+namespace rdmacheck {
+
+LocalEndpoint::~LocalEndpoint() {
+  if (cm_id_ && cm_id_->qp != nullptr) {
+    if (!cm_ud_) rdma_disconnect(cm_id_.get());  // a clean close for the peer (iWARP: instead of an abort)
+    rdma_destroy_qp(cm_id_.get());
+  }
+}
+
+PathOptions LocalEndpoint::Path(const PairOptions& options) const {
+  return PathFor(selection_, options.path, options.path_mtu);
+}
+
+EndpointInfo LocalEndpoint::Info() const { return {address_, own_buffer_}; }
+
+// PD, buffer + MR, CQs, completion channel and SRQ (or the shared ones).
+absl::Status LocalEndpoint::AddResources(ibv_context* context, const PairOptions& options) {
+  const SharedObjects& shared = options.passive_shared;
+  if (shared.pd != nullptr) {
+    if (shared.pd->context != context) {
+      return absl::InvalidArgumentError("SharedObjects live on another verbs context than the pair (see PairContext)");
+    }
+    pd_ = shared.pd;
+  } else {
+    RDMACHECK_ASSIGN_OR_RETURN(own_pd_, AllocPd(context));
+    pd_ = own_pd_.get();
+  }
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* memory = nullptr;
+  if (posix_memalign(&memory, page, std::max(options.buffer_size, page)) != 0) {
+    return absl::ResourceExhaustedError(absl::StrCat("cannot allocate a ", options.buffer_size, "-byte buffer"));
+  }
+  buffer_.reset(static_cast<uint8_t*>(memory));
+  RDMACHECK_ASSIGN_OR_RETURN(mr_, RegMr(pd_, memory, options.buffer_size, options.mr_access));
+  own_buffer_ = {reinterpret_cast<uint64_t>(memory), mr_->rkey, static_cast<uint32_t>(options.buffer_size)};
+  if (options.use_comp_channel) {
+    RDMACHECK_ASSIGN_OR_RETURN(channel_, CreateCompChannel(context));
+  }
+  RDMACHECK_ASSIGN_OR_RETURN(send_cq_, CreateCq(context, static_cast<int>(options.max_send_wr) + 1, channel_.get()));
+  if (shared.recv_cq != nullptr) {
+    recv_cq_ = shared.recv_cq;
+  } else {
+    RDMACHECK_ASSIGN_OR_RETURN(own_recv_cq_,
+                               CreateCq(context, static_cast<int>(options.max_recv_wr) + 1, channel_.get()));
+    recv_cq_ = own_recv_cq_.get();
+  }
+  if (shared.srq != nullptr) {
+    srq_ = shared.srq;
+  } else if (options.use_srq) {
+    ibv_srq_init_attr attr{};
+    attr.attr.max_wr = options.max_recv_wr;
+    attr.attr.max_sge = options.max_recv_sge;
+    RDMACHECK_ASSIGN_OR_RETURN(own_srq_, CreateSrq(pd_, attr));
+    srq_ = own_srq_.get();
+  }
+  return absl::OkStatus();
+}
+
+ibv_qp_init_attr_ex LocalEndpoint::InitAttr(const PairOptions& options) const {
+  ibv_qp_init_attr_ex attr{};
+  attr.qp_type = options.qp_type;
+  attr.send_cq = send_cq_.get();
+  attr.recv_cq = recv_cq_;
+  attr.srq = srq_;
+  attr.cap.max_send_wr = options.max_send_wr;
+  attr.cap.max_send_sge = options.max_send_sge;
+  attr.cap.max_recv_wr = srq_ != nullptr ? 0 : options.max_recv_wr;
+  attr.cap.max_recv_sge = srq_ != nullptr ? 0 : options.max_recv_sge;
+  attr.cap.max_inline_data = options.max_inline_data;
+  attr.sq_sig_all = options.sq_sig_all ? 1 : 0;
+  attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+  attr.pd = pd_;
+  if (options.send_ops_flags != 0) {
+    attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+    attr.send_ops_flags = options.send_ops_flags;
+  }
+  return attr;
+}
+
+absl::Status LocalEndpoint::CreateQp(const PairOptions& options) {
+  ibv_qp_init_attr_ex attr = InitAttr(options);
+  ibv_qp* qp = ibv_create_qp_ex(context(), &attr);
+  if (qp == nullptr) {
+    return ErrnoStatus(errno, absl::StrCat("ibv_create_qp_ex(type ", options.qp_type, ", send_ops_flags 0x",
+                                           absl::Hex(options.send_ops_flags), ")"));
+  }
+  owned_qp_.reset(qp);
+  qp_ = qp;
+  granted_cap_ = attr.cap;
+  if (options.send_ops_flags != 0) qp_ex_ = ibv_qp_to_qp_ex(qp_);
+  address_.qp_num = qp_->qp_num;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EndpointInfo> LocalEndpoint::Prepare(const PairOptions& options) {
+  RDMACHECK_RETURN_IF_ERROR(AddResources(device_context_, options));
+  RDMACHECK_RETURN_IF_ERROR(CreateQp(options));
+  // Distinct start PSNs per QP, so that a PSN mix-up between the two sides shows.
+  address_ = {qp_->qp_num, selection_.port_attr.lid, selection_.gid.gid, (qp_->qp_num * 0x1111u + 0x1234u) & 0xffffff};
+  qkey_ = options.path.qkey;
+  return Info();
+}
+
+absl::Status LocalEndpoint::SetPeer(const EndpointInfo& peer, const PairOptions& options) {
+  peer_address_ = peer.address;
+  peer_buffer_ = peer.buffer;
+  if (options.qp_type == IBV_QPT_UD && !peer_ah_) {
+    RDMACHECK_ASSIGN_OR_RETURN(peer_ah_, CreateAh(pd_, AddressTo(peer_address_, Path(options))));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LocalEndpoint::Wire(const EndpointInfo& peer, const PairOptions& options) {
+  if (qp_ == nullptr) return absl::FailedPreconditionError("Wire() before Prepare()");
+  RDMACHECK_RETURN_IF_ERROR(BringUp(qp_, peer.address, address_.psn, Path(options)));
+  return SetPeer(peer, options);
+}
+
+absl::Status LocalEndpoint::RangeCheck(Slice where) const {
+  if (where.offset > own_buffer_.length || where.length > own_buffer_.length - where.offset) {
+    return absl::OutOfRangeError(absl::StrCat("bytes [", where.offset, ", ", where.offset + where.length,
+                                              ") are outside the ", own_buffer_.length, "-byte buffer"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LocalEndpoint::Fill(Slice where, Pattern pattern) {
+  RDMACHECK_RETURN_IF_ERROR(RangeCheck(where));
+  FillPattern(buffer().subspan(where.offset, where.length), pattern);
+  return absl::OkStatus();
+}
+
+absl::Status LocalEndpoint::Check(Slice where, Pattern pattern) const {
+  RDMACHECK_RETURN_IF_ERROR(RangeCheck(where));
+  absl::Status s = CheckPattern(buffer().subspan(where.offset, where.length), pattern);
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat("buffer bytes [", where.offset, ", ", where.offset + where.length,
+                                             "): ", s.message()));
+}
+
+absl::StatusOr<std::vector<uint8_t>> LocalEndpoint::Read(Slice where) const {
+  RDMACHECK_RETURN_IF_ERROR(RangeCheck(where));
+  auto bytes = buffer().subspan(where.offset, where.length);
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
+absl::Status LocalEndpoint::Write(size_t offset, absl::Span<const uint8_t> bytes) {
+  RDMACHECK_RETURN_IF_ERROR(RangeCheck({offset, static_cast<uint32_t>(bytes.size())}));
+  std::copy(bytes.begin(), bytes.end(), buffer().begin() + offset);
+  return absl::OkStatus();
+}
+
+absl::Status LocalEndpoint::DoPostRecv(uint64_t wr_id, absl::Span<const Slice> sges) {
+  return PostRecvSlices(qp_, srq_, mr_.get(), wr_id, sges);
+}
+
+absl::Status LocalEndpoint::DoPost(absl::Span<const SendRequest> requests) {
+  if (qp_->qp_type != IBV_QPT_UD) return PostSendRequests(qp_, mr_.get(), requests);
+  UdAddress ud{peer_ah_.get(), peer_address_.qp_num, qkey_};
+  return PostSendRequests(qp_, mr_.get(), requests, &ud);
+}
+
+absl::Status LocalEndpoint::PostSend(ibv_send_wr& wr, ibv_send_wr** bad_wr) {
+  if (qp_->qp_type == IBV_QPT_UD) {
+    for (ibv_send_wr* w = &wr; w != nullptr; w = w->next) {
+      w->wr.ud.ah = peer_ah_.get();
+      w->wr.ud.remote_qpn = peer_address_.qp_num;
+      w->wr.ud.remote_qkey = qkey_;
+    }
+  }
+  return rdmacheck::PostSend(qp_, wr, bad_wr);
+}
+
+absl::StatusOr<std::vector<ibv_wc>> LocalEndpoint::PollSends(int count, absl::Duration timeout) {
+  return PollCompletions(send_cq(), count, timeout);
+}
+
+absl::StatusOr<std::vector<ibv_wc>> LocalEndpoint::PollRecvs(int count, absl::Duration timeout) {
+  return PollCompletions(recv_cq(), count, timeout);
+}
+
+absl::StatusOr<std::vector<ibv_wc>> LocalEndpoint::DrainSends(absl::Duration quiet) {
+  return DrainCompletions(send_cq(), quiet);
+}
+
+absl::StatusOr<std::vector<ibv_wc>> LocalEndpoint::DrainRecvs(absl::Duration quiet) {
+  return DrainCompletions(recv_cq(), quiet);
+}
+
+}  // namespace rdmacheck

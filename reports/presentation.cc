@@ -1,0 +1,168 @@
+#include "reports/presentation.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace rdmacheck {
+
+namespace {
+
+// The environment fields in the order a reader looks for them, with their labels. Fields
+// not listed here still appear, after these, under their own names.
+constexpr std::pair<const char*, const char*> kEnvironmentOrder[] = {
+    {"driver", "driver"},
+    {"transport", "transport"},
+    {"link_layer", "link layer"},
+    {"fw_ver", "firmware"},
+    {"kernel", "kernel"},
+    {"rdma_core", "rdma-core"},
+    {"active_mtu", "active MTU"},
+    {"port", "port"},
+    {"gid_index", "GID index"},
+    {"gid", "GID"},
+    {"gid_type", "GID type"},
+    {"netdev", "netdev"},
+    {"connect_method", "connection method"},
+    {"hostname", "host"},
+};
+
+void MarkDiffers(std::vector<TextRow>& rows) {
+  for (TextRow& row : rows) {
+    row.differs = std::set<std::string>(row.cells.begin(), row.cells.end()).size() > 1;
+  }
+}
+
+void Flatten(const nlohmann::json& value, const std::string& prefix, std::map<std::string, std::string>& out,
+             std::vector<std::string>& order) {
+  auto add = [&](const std::string& key, std::string text) {
+    if (!out.count(key)) order.push_back(key);
+    out[key] = std::move(text);
+  };
+  if (value.is_object() && !value.empty()) {
+    for (const auto& [k, v] : value.items()) Flatten(v, prefix.empty() ? k : absl::StrCat(prefix, ".", k), out, order);
+  } else if (value.is_array() && !value.empty() && (value[0].is_object() || value[0].is_array())) {
+    for (size_t i = 0; i < value.size(); ++i) Flatten(value[i], absl::StrCat(prefix, "[", i, "]"), out, order);
+  } else {
+    add(prefix, JsonText(value));
+  }
+}
+
+}  // namespace
+
+std::string JsonText(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return "";
+  return value.dump();
+}
+
+std::vector<TextRow> EnvironmentRows(const Report& report) {
+  std::vector<std::string> keys;
+  std::vector<std::string> labels;
+  for (const auto& [key, label] : kEnvironmentOrder) {
+    keys.push_back(key);
+    labels.push_back(label);
+  }
+  std::set<std::string> known(keys.begin(), keys.end());
+  known.insert("device");  // the column title already
+  for (const DeviceSection& d : report.devices) {
+    for (const auto& [key, value] : d.run.results.environment.items()) {
+      if (known.insert(key).second) {
+        keys.push_back(key);
+        labels.push_back(key);
+      }
+    }
+  }
+  std::vector<TextRow> rows;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    TextRow row{labels[i], {}, false};
+    bool any = false;
+    for (const DeviceSection& d : report.devices) {
+      const nlohmann::json& env = d.run.results.environment;
+      std::string text = env.contains(keys[i]) ? JsonText(env[keys[i]]) : "";
+      if (keys[i] == "driver" && text.empty()) text = JsonText(d.run.identity.value("driver", nlohmann::json()));
+      any = any || !text.empty();
+      row.cells.push_back(text);
+    }
+    if (any) rows.push_back(std::move(row));
+  }
+  MarkDiffers(rows);
+  return rows;
+}
+
+std::vector<TextRow> DeclaredRows(const Report& report) {
+  std::vector<std::string> order;
+  std::vector<std::map<std::string, std::string>> per_device;
+  for (const DeviceSection& d : report.devices) {
+    per_device.emplace_back();
+    Flatten(d.run.declared, "", per_device.back(), order);
+  }
+  std::vector<TextRow> rows;
+  std::set<std::string> done;
+  for (const std::string& key : order) {
+    if (key.empty() || !done.insert(key).second) continue;
+    TextRow row{key, {}, false};
+    for (const auto& values : per_device) {
+      auto it = values.find(key);
+      row.cells.push_back(it == values.end() ? "" : it->second);
+    }
+    rows.push_back(std::move(row));
+  }
+  MarkDiffers(rows);
+  return rows;
+}
+
+std::vector<TextRow> MeasuredRows(const Report& report, std::vector<TextRow>* details) {
+  std::set<std::string> names;
+  for (const DeviceSection& d : report.devices) {
+    if (!d.run.measured.is_object()) continue;
+    for (const auto& [name, m] : d.run.measured.items()) names.insert(name);
+  }
+  std::vector<TextRow> rows;
+  if (details) details->clear();
+  for (const std::string& name : names) {
+    TextRow row{name, {}, false}, detail{name, {}, false};
+    for (const DeviceSection& d : report.devices) {
+      const nlohmann::json& m =
+          d.run.measured.is_object() && d.run.measured.contains(name) ? d.run.measured[name] : nlohmann::json();
+      row.cells.push_back(m.is_object() ? JsonText(m.value("value", nlohmann::json())) : JsonText(m));
+      detail.cells.push_back(m.is_object() ? JsonText(m.value("detail", nlohmann::json())) : "");
+    }
+    rows.push_back(std::move(row));
+    if (details) details->push_back(std::move(detail));
+  }
+  MarkDiffers(rows);
+  return rows;
+}
+
+std::string FormatDuration(double ms) {
+  if (ms < 1000) return absl::StrFormat("%.0f ms", ms);
+  if (ms < 600000) return absl::StrFormat("%.1f s", ms / 1000);
+  return absl::StrFormat("%.1f min", ms / 60000);
+}
+
+std::string CountsText(const RunSummary& s) {
+  std::string text;
+  auto add = [&](int n, const char* word) {
+    if (n > 0) absl::StrAppend(&text, text.empty() ? "" : ", ", n, " ", word);
+  };
+  add(s.pass, StatusWord(TestStatus::kPass));
+  add(s.fail, StatusWord(TestStatus::kFail));
+  add(s.skip, StatusWord(TestStatus::kSkip));
+  add(s.xfail, StatusWord(TestStatus::kXfail));
+  add(s.xpass, StatusWord(TestStatus::kXpass));
+  return text.empty() ? "no tests" : text;
+}
+
+std::string CatalogueAnchor(const std::string& catalogue_id) { return "cat-" + catalogue_id; }
+
+std::string SkipsText(const RunSummary& s) {
+  std::string text;
+  for (const auto& [cap, n] : s.skipped_by_capability) {
+    absl::StrAppend(&text, text.empty() ? "" : ", ", cap == "(none)" ? "other" : cap, " ", n);
+  }
+  return text;
+}
+
+}  // namespace rdmacheck

@@ -1,0 +1,98 @@
+// ibv_resize_cq: growing, shrinking, and the rule that a CQ cannot shrink below the
+// completions it holds. Skipped where the device cannot resize CQs (capability cq_resize).
+#include <infiniband/verbs.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "harness/completion.h"
+#include "harness/testing/completion_source.h"
+#include "harness/testing/device_test.h"
+#include "harness/verbs/factories.h"
+
+namespace rdmacheck {
+namespace {
+
+// IBTA Vol 1 ch. 11 (Resize CQ) fails a size below the number of entries on the CQ, or
+// beyond the CI's maximum; Linux reports both as EINVAL.
+constexpr int kInvalidResizeErrno = EINVAL;
+
+class CqResizeTest : public DeviceTest {
+ protected:
+  // Polls `count` completions and checks they are the receives kFirstWrId.. in order.
+  static void ExpectReceives(ibv_cq* cq, int count) {
+    std::vector<ibv_wc> wcs(count + 1);
+    ASSERT_EQ(ibv_poll_cq(cq, count + 1, wcs.data()), count);
+    for (int i = 0; i < count; ++i) {
+      EXPECT_EQ(wcs[i].status, IBV_WC_SUCCESS) << DescribeWc(wcs[i]);
+      EXPECT_EQ(wcs[i].wr_id, kFirstWrId + i);
+    }
+  }
+};
+
+RDMACHECK_ABOUT(CqResizeTest, Grow, "ibv_resize_cq from 16 to 256 entries succeeds and cq->cqe becomes >= 256",
+                "ibv_resize_cq(3); IBTA Vol 1 ch. 11 (Resize CQ)", Cap::kCqResize);
+TEST_F(CqResizeTest, Grow) {
+  ASSERT_OK_AND_ASSIGN(CqPtr cq, CreateCq(context(), 16));
+  const int target = std::min(256, device_attr().orig_attr.max_cqe);
+  ASSERT_THAT(ibv_resize_cq(cq.get(), target), ErrnoIs(0));
+  EXPECT_GE(cq->cqe, target);
+}
+
+RDMACHECK_ABOUT(CqResizeTest, Shrink,
+                "ibv_resize_cq from 256 to 16 entries of an empty CQ succeeds and cq->cqe stays >= 16 (the device "
+                "may keep more)",
+                "ibv_resize_cq(3); IBTA Vol 1 ch. 11", Cap::kCqResize);
+TEST_F(CqResizeTest, Shrink) {
+  ASSERT_OK_AND_ASSIGN(CqPtr cq, CreateCq(context(), std::min(256, device_attr().orig_attr.max_cqe)));
+  ASSERT_THAT(ibv_resize_cq(cq.get(), 16), ErrnoIs(0));
+  EXPECT_GE(cq->cqe, 16);
+  RecordProperty("cqe_after_shrink", cq->cqe);
+}
+
+RDMACHECK_ABOUT(CqResizeTest, GrowKeepsWaitingCompletions,
+                "growing a CQ that holds 4 completions keeps them: all 4 are polled afterwards, in order",
+                "IBTA Vol 1 ch. 11 (Resize CQ preserves the CQ's contents); ibv_resize_cq(3)", Cap::kCqResize,
+                Cap::kRcQp);
+TEST_F(CqResizeTest, GrowKeepsWaitingCompletions) {
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(CompletionSourceOptions(8)));
+  ASSERT_OK(FillRecvCq(pair.remote(), pair.local(), 4));
+  ibv_cq* cq = pair.local().recv_cq();
+  ASSERT_THAT(ibv_resize_cq(cq, cq->cqe * 2), ErrnoIs(0));
+  ExpectReceives(cq, 4);
+}
+
+RDMACHECK_ABOUT(CqResizeTest, BelowWaitingCompletionsFailsEinval,
+                "resizing a CQ holding 8 completions to 4 entries fails with EINVAL and the 8 completions are still "
+                "there",
+                "IBTA Vol 1 ch. 11 (the new size must hold the entries present); ibv_resize_cq(3)", Cap::kCqResize,
+                Cap::kRcQp);
+TEST_F(CqResizeTest, BelowWaitingCompletionsFailsEinval) {
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(CompletionSourceOptions(8)));
+  ASSERT_OK(FillRecvCq(pair.remote(), pair.local(), 8));
+  ibv_cq* cq = pair.local().recv_cq();
+  EXPECT_THAT(ibv_resize_cq(cq, 4), ErrnoIs(kInvalidResizeErrno));
+  ExpectReceives(cq, 8);
+}
+
+RDMACHECK_ABOUT(CqResizeTest, BeyondMaxCqeFailsEinval,
+                "ibv_resize_cq to max_cqe+1 fails with EINVAL and leaves the CQ usable",
+                "IBTA Vol 1 ch. 11; ibv_query_device(3) max_cqe", Cap::kCqResize);
+TEST_F(CqResizeTest, BeyondMaxCqeFailsEinval) {
+  ASSERT_OK_AND_ASSIGN(CqPtr cq, CreateCq(context(), 16));
+  const int before = cq->cqe;
+  EXPECT_THAT(ibv_resize_cq(cq.get(), device_attr().orig_attr.max_cqe + 1), ErrnoIs(kInvalidResizeErrno));
+  EXPECT_EQ(cq->cqe, before);
+  ibv_wc wc{};
+  EXPECT_EQ(ibv_poll_cq(cq.get(), 1, &wc), 0);
+}
+
+RDMACHECK_ABOUT(CqResizeTest, ToZeroFailsEinval, "ibv_resize_cq to 0 entries fails with EINVAL",
+                "IBTA Vol 1 ch. 11; ibv_resize_cq(3)", Cap::kCqResize);
+TEST_F(CqResizeTest, ToZeroFailsEinval) {
+  ASSERT_OK_AND_ASSIGN(CqPtr cq, CreateCq(context(), 16));
+  EXPECT_THAT(ibv_resize_cq(cq.get(), 0), ErrnoIs(kInvalidResizeErrno));
+}
+
+}  // namespace
+}  // namespace rdmacheck

@@ -1,0 +1,195 @@
+// What a QP can be created with: queue depths, SGE counts and inline size at the device's
+// limit (created, with at least what was asked) and one beyond it (refused with EINVAL);
+// zero-sized queues; an unknown QP type.
+#include <cerrno>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "harness/verbs/factories.h"
+#include "suites/qp_state/qp_state_test_base.h"
+
+namespace rdmacheck {
+namespace {
+
+enum class Limit { kSendWr, kRecvWr, kSendSge, kRecvSge, kInline };
+
+const char* LimitName(Limit limit) {
+  switch (limit) {
+    case Limit::kSendWr: return "max_send_wr";
+    case Limit::kRecvWr: return "max_recv_wr";
+    case Limit::kSendSge: return "max_send_sge";
+    case Limit::kRecvSge: return "max_recv_sge";
+    case Limit::kInline: return "max_inline_data";
+  }
+  return "?";
+}
+
+uint32_t& Field(ibv_qp_cap& cap, Limit limit) {
+  switch (limit) {
+    case Limit::kSendWr: return cap.max_send_wr;
+    case Limit::kRecvWr: return cap.max_recv_wr;
+    case Limit::kSendSge: return cap.max_send_sge;
+    case Limit::kRecvSge: return cap.max_recv_sge;
+    case Limit::kInline: return cap.max_inline_data;
+  }
+  return cap.max_send_wr;
+}
+
+struct LimitCase {
+  Limit limit;
+  bool beyond;  // one more than the limit
+};
+
+class QpCreateLimitTest : public QpStateTest, public ::testing::WithParamInterface<LimitCase> {
+ protected:
+  void SetUp() override {
+    QpStateTest::SetUp();
+    if (IsSkipped()) return;
+    ASSERT_OK_AND_ASSIGN(pd_, AllocPd(context()));
+    ASSERT_OK_AND_ASSIGN(cq_, CreateCq(context(), 16));
+  }
+
+  // The device's limit for `limit`, and where it comes from. The inline limit is not part of
+  // ibv_device_attr: the probe measures it (capability inline_data).
+  std::optional<std::pair<uint32_t, std::string>> LimitOf(Limit limit) {
+    const ibv_device_attr& d = device_attr().orig_attr;
+    switch (limit) {
+      case Limit::kSendWr:
+      case Limit::kRecvWr: return std::make_pair(static_cast<uint32_t>(d.max_qp_wr), std::string("max_qp_wr"));
+      case Limit::kSendSge:
+      case Limit::kRecvSge: return std::make_pair(static_cast<uint32_t>(d.max_sge), std::string("max_sge"));
+      case Limit::kInline: {
+        auto it = profile().measured.find("max_inline_data");
+        if (it == profile().measured.end()) return std::nullopt;
+        return std::make_pair(static_cast<uint32_t>(it->second.value), "measured: " + it->second.detail);
+      }
+    }
+    return std::nullopt;
+  }
+
+  PdPtr pd_;
+  CqPtr cq_;
+};
+
+RDMACHECK_ABOUT(QpCreateLimitTest, AtLimitCreatedBeyondRefused,
+                "an RC QP asking for a queue depth, SGE count or inline size equal to the device's limit is "
+                "created with at least that much; one more is refused with EINVAL",
+                "IBTA Vol 1 11.2.4.1 (Create QP: requested resources beyond the CA's capability are an error); "
+                "ibv_create_qp(3), ibv_query_device(3)",
+                Cap::kRcQp);
+TEST_P(QpCreateLimitTest, AtLimitCreatedBeyondRefused) {
+  const LimitCase& c = GetParam();
+  if (c.limit == Limit::kInline) RDMACHECK_REQUIRE(Cap::kInlineData);
+  auto limit = LimitOf(c.limit);
+  if (!limit) GTEST_SKIP() << "the profile has no measured max_inline_data (probe it: rdmacheck probe)";
+  ibv_qp_init_attr attr = QpInitAttr(IBV_QPT_RC, cq_.get(), /*depth=*/1, /*sge=*/1);
+  const uint32_t asked = limit->first + (c.beyond ? 1 : 0);
+  Field(attr.cap, c.limit) = asked;
+  const std::string what = absl::StrCat(LimitName(c.limit), " = ", asked, " (limit ", limit->first, ", ",
+                                        limit->second, ")");
+
+  errno = 0;
+  QpPtr qp(ibv_create_qp(pd_.get(), &attr));
+  if (c.beyond) {
+    EXPECT_EQ(qp, nullptr) << what << " was created, with " << LimitName(c.limit) << " = "
+                           << Field(attr.cap, c.limit);
+    if (!qp) {
+      EXPECT_THAT(errno, ErrnoIs(EINVAL)) << what;
+    }
+  } else {
+    ASSERT_NE(qp, nullptr) << what << ": " << ErrnoName(errno);
+    EXPECT_GE(Field(attr.cap, c.limit), asked) << "ibv_create_qp reports less than was asked for";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Limits, QpCreateLimitTest,
+    ::testing::ValuesIn(std::vector<LimitCase>{
+        {Limit::kSendWr, false}, {Limit::kSendWr, true}, {Limit::kRecvWr, false}, {Limit::kRecvWr, true},
+        {Limit::kSendSge, false}, {Limit::kSendSge, true}, {Limit::kRecvSge, false}, {Limit::kRecvSge, true},
+        {Limit::kInline, false}, {Limit::kInline, true}}),
+    [](const ::testing::TestParamInfo<LimitCase>& info) {
+      return absl::StrCat(LimitName(info.param.limit), info.param.beyond ? "_BeyondLimit" : "_AtLimit");
+    });
+
+class QpCreateTest : public QpStateTest {
+ protected:
+  void SetUp() override {
+    QpStateTest::SetUp();
+    if (IsSkipped()) return;
+    ASSERT_OK_AND_ASSIGN(pd_, AllocPd(context()));
+    ASSERT_OK_AND_ASSIGN(cq_, CreateCq(context(), 16));
+  }
+
+  // Creates an RC QP with `attr`; the spec leaves a zero-sized queue to the device, so what
+  // happened is recorded and only its form is checked: created with the sizes reported, or
+  // refused with EINVAL.
+  void CreateAndRecord(ibv_qp_init_attr attr, const std::string& what) {
+    errno = 0;
+    QpPtr qp(ibv_create_qp(pd_.get(), &attr));
+    if (qp) {
+      Observe(absl::StrCat(what, ": created (max_send_wr ", attr.cap.max_send_wr, ", max_recv_wr ",
+                           attr.cap.max_recv_wr, ")"));
+    } else {
+      Observe(absl::StrCat(what, ": refused, ", ErrnoName(errno)));
+      EXPECT_THAT(errno, ErrnoIs(EINVAL)) << what;
+    }
+  }
+
+  PdPtr pd_;
+  CqPtr cq_;
+};
+
+RDMACHECK_ABOUT(QpCreateTest, ZeroSendQueueCreatedOrRefusedWithEinval,
+                "an RC QP with max_send_wr 0 (a receive-only QP) is either created or refused with EINVAL; which "
+                "one is recorded (the spec leaves it to the device)",
+                "IBTA Vol 1 11.2.4.1 (Create QP); ibv_create_qp(3)", Cap::kRcQp);
+TEST_F(QpCreateTest, ZeroSendQueueCreatedOrRefusedWithEinval) {
+  ibv_qp_init_attr attr = QpInitAttr(IBV_QPT_RC, cq_.get());
+  attr.cap.max_send_wr = 0;
+  CreateAndRecord(attr, "max_send_wr 0");
+}
+
+RDMACHECK_ABOUT(QpCreateTest, ZeroRecvQueueCreatedOrRefusedWithEinval,
+                "an RC QP with max_recv_wr 0 and no SRQ (a send-only QP) is either created or refused with EINVAL; "
+                "which one is recorded",
+                "IBTA Vol 1 11.2.4.1 (Create QP); ibv_create_qp(3)", Cap::kRcQp);
+TEST_F(QpCreateTest, ZeroRecvQueueCreatedOrRefusedWithEinval) {
+  ibv_qp_init_attr attr = QpInitAttr(IBV_QPT_RC, cq_.get());
+  attr.cap.max_recv_wr = 0;
+  CreateAndRecord(attr, "max_recv_wr 0, no SRQ");
+}
+
+RDMACHECK_ABOUT(QpCreateTest, ZeroRecvQueueWithSrqIsCreated,
+                "an RC QP on an SRQ with max_recv_wr and max_recv_sge 0 is created: with an SRQ the receive "
+                "queue sizes are ignored",
+                "ibv_create_qp(3) (srq: max_recv_wr and max_recv_sge are ignored)",
+                Cap::kRcQp, Cap::kSrq);
+TEST_F(QpCreateTest, ZeroRecvQueueWithSrqIsCreated) {
+  ibv_srq_init_attr srq_attr{};
+  srq_attr.attr.max_wr = 16;
+  srq_attr.attr.max_sge = 1;
+  ASSERT_OK_AND_ASSIGN(SrqPtr srq, CreateSrq(pd_.get(), srq_attr));
+  ibv_qp_init_attr attr = QpInitAttr(IBV_QPT_RC, cq_.get());
+  attr.srq = srq.get();
+  attr.cap.max_recv_wr = 0;
+  attr.cap.max_recv_sge = 0;
+  EXPECT_OK(CreateQp(pd_.get(), attr));
+}
+
+RDMACHECK_ABOUT(QpCreateTest, UnknownTypeFails,
+                "ibv_create_qp with a QP type that does not exist fails (NULL, errno set); the errno is recorded",
+                "IBTA Vol 1 11.2.4.1 (Create QP: invalid service type); ibv_create_qp(3)");
+TEST_F(QpCreateTest, UnknownTypeFails) {
+  ibv_qp_init_attr attr = QpInitAttr(static_cast<ibv_qp_type>(0x7f), cq_.get());
+  errno = 0;
+  QpPtr qp(ibv_create_qp(pd_.get(), &attr));
+  EXPECT_EQ(qp, nullptr) << "a QP of type 0x7f was created";
+  if (!qp) {
+    EXPECT_NE(errno, 0) << "ibv_create_qp returned NULL without errno";
+    Observe(absl::StrCat("type 0x7f: refused, ", ErrnoName(errno)));
+  }
+}
+
+}  // namespace
+}  // namespace rdmacheck

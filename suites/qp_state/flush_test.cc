@@ -1,0 +1,96 @@
+// The Error state flushes: every WR outstanding when a QP enters ERR, and every WR posted
+// while it is there, completes with IBV_WC_WR_FLUSH_ERR, in order.
+#include "gmock/gmock.h"
+#include "harness/completion.h"
+#include "suites/qp_state/pair_type_test.h"
+
+namespace rdmacheck {
+namespace {
+
+class QpFlushTest : public PairTypeTest {};
+
+RDMACHECK_ABOUT(QpFlushTest, ErrFlushesOutstandingReceives,
+                "receives outstanding when the QP is moved to ERR complete with IBV_WC_WR_FLUSH_ERR, in the "
+                "order they were posted, with their wr_ids",
+                "IBTA Vol 1 10.3.1 (Error state), 11.4.2.1 (completion of flushed WRs); ibv_poll_cq(3)");
+TEST_P(QpFlushTest, ErrFlushesOutstandingReceives) {
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
+  LocalEndpoint& local = pair.local();
+  constexpr int kCount = 4;
+  for (int i = 0; i < kCount; ++i) ASSERT_OK(local.PostRecv(100 + i, i * 256, 256));
+
+  ASSERT_OK(ModifyQp(local.qp(), QpAttr().set_state(IBV_QPS_ERR)));
+
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> wcs, PollCompletions(local.recv_cq(), kCount));
+  for (int i = 0; i < kCount; ++i) {
+    EXPECT_EQ(wcs[i].status, IBV_WC_WR_FLUSH_ERR) << DescribeWc(wcs[i]);
+    EXPECT_EQ(wcs[i].wr_id, static_cast<uint64_t>(100 + i)) << DescribeWc(wcs[i]);
+  }
+  ExpectState(local.qp(), IBV_QPS_ERR);
+}
+
+RDMACHECK_ABOUT(QpFlushTest, RecvPostedInErrIsFlushed,
+                "a receive posted while the QP is in ERR is completed with IBV_WC_WR_FLUSH_ERR",
+                "IBTA Vol 1 10.3.1 (Error state: WRs posted to either queue are completed in error, flushed)");
+TEST_P(QpFlushTest, RecvPostedInErrIsFlushed) {
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
+  LocalEndpoint& local = pair.local();
+  ASSERT_OK(ModifyQp(local.qp(), QpAttr().set_state(IBV_QPS_ERR)));
+
+  ASSERT_OK(local.PostRecv(/*wr_id=*/7, 0, 256));
+
+  ASSERT_OK_AND_ASSIGN(ibv_wc recv, local.PollRecv());
+  EXPECT_EQ(recv.status, IBV_WC_WR_FLUSH_ERR) << DescribeWc(recv);
+  EXPECT_EQ(recv.wr_id, 7u);
+}
+
+RDMACHECK_ABOUT(QpFlushTest, SendPostedInErrIsFlushed,
+                "a send posted while the QP is in ERR is completed with IBV_WC_WR_FLUSH_ERR",
+                "IBTA Vol 1 10.3.1 (Error state: WRs posted to either queue are completed in error, flushed)");
+TEST_P(QpFlushTest, SendPostedInErrIsFlushed) {
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
+  LocalEndpoint& local = pair.local();
+  ASSERT_OK(ModifyQp(local.qp(), QpAttr().set_state(IBV_QPS_ERR)));
+
+  ASSERT_OK(local.Post(SendRequest::Send(/*wr_id=*/8, {{256, 64}})));
+
+  ASSERT_OK_AND_ASSIGN(ibv_wc send, local.PollSend());
+  EXPECT_EQ(send.status, IBV_WC_WR_FLUSH_ERR) << DescribeWc(send);
+  EXPECT_EQ(send.wr_id, 8u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, QpFlushTest, PairTypes(), PairTypeName);
+
+class QpFlushRcTest : public QpStateTest {};
+
+RDMACHECK_ABOUT(QpFlushRcTest, ErrFlushesOutstandingSends,
+                "RC sends held outstanding (the peer has no receive posted and retries RNR forever) complete "
+                "with IBV_WC_WR_FLUSH_ERR, in order, when the sender is moved to ERR",
+                "IBTA Vol 1 10.3.1 (Error state), 9.7.5.2.8 (RNR NAK, rnr_retry 7 = infinite)", Cap::kRcQp);
+TEST_F(QpFlushRcTest, ErrFlushesOutstandingSends) {
+  if (IsIwarp()) {
+    // No capability names this; the transport is the evidence.
+    GTEST_SKIP() << "requires receiver-not-ready flow control to hold sends outstanding; the transport is "
+                    "iWARP, which has none (RFC 5040/5041: an untagged SEND with no posted receive buffer is an "
+                    "error that terminates the stream)";
+  }
+  PairOptions options;
+  options.path.rnr_retry = 7;  // the sends wait for a receive that never comes
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
+  LocalEndpoint& local = pair.local();
+  constexpr int kCount = 3;
+  for (int i = 0; i < kCount; ++i) ASSERT_OK(local.Post(SendRequest::Send(200 + i, {{i * 64u, 64}})));
+  EXPECT_THAT(DrainCompletions(local.send_cq(), Scaled(absl::Milliseconds(200))), ::testing::IsEmpty())
+      << "a send completed although the peer has no receive posted";
+
+  ASSERT_OK(ModifyQp(local.qp(), QpAttr().set_state(IBV_QPS_ERR)));
+
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> wcs, PollCompletions(local.send_cq(), kCount));
+  for (int i = 0; i < kCount; ++i) {
+    EXPECT_EQ(wcs[i].status, IBV_WC_WR_FLUSH_ERR) << DescribeWc(wcs[i]);
+    EXPECT_EQ(wcs[i].wr_id, static_cast<uint64_t>(200 + i)) << DescribeWc(wcs[i]);
+  }
+}
+
+}  // namespace
+}  // namespace rdmacheck

@@ -1,0 +1,48 @@
+// One side of an rdma_cm connection driven step by step, for the tests of rdma_cm itself
+// (the datapath suites use ConnectedPair instead): its event channel and id, and once
+// address resolution (active) or a connect request (passive) has bound the id to a
+// device, the verbs objects a QP needs, created on that device's context.
+#ifndef RDMACHECK_SUITES_RDMA_CM_CM_SIDE_H_
+#define RDMACHECK_SUITES_RDMA_CM_CM_SIDE_H_
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "harness/connection/cm_events.h"
+#include "harness/connection/cm_steps.h"
+#include "harness/verbs/owners.h"
+
+namespace rdmacheck {
+
+struct CmSide {
+  CmSide() = default;
+  CmSide(const CmSide&) = delete;
+  CmSide& operator=(const CmSide&) = delete;
+  ~CmSide();
+
+  // A channel and an id (RDMA_PS_TCP unless `ps` says otherwise).
+  static absl::StatusOr<std::unique_ptr<CmSide>> Create(rdma_port_space ps = RDMA_PS_TCP);
+
+  // PD, one CQ for both queues, a 4 KiB registered buffer and a QP of `type` on `id`.
+  absl::Status AddQp(ibv_qp_type type = IBV_QPT_RC);
+
+  // A SEND of `length` bytes from the buffer and its completion (bounded wait).
+  absl::StatusOr<ibv_wc> Send(uint32_t length);
+
+  rdma_event_channel* events() const { return channel.get(); }
+
+  CmChannelPtr channel;
+  CmIdPtr listener;  // passive side
+  CmIdPtr id;        // active side, or the id of an accepted request
+  std::vector<uint8_t> buffer = std::vector<uint8_t>(4096);
+  PdPtr pd;
+  CqPtr cq;
+  MrPtr mr;
+};
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_SUITES_RDMA_CM_CM_SIDE_H_
