@@ -16,10 +16,14 @@ std::optional<DeclaredHint> Flag(const json& declared, const char* flag) {
   return DeclaredHint{set, absl::StrCat("device_cap_flags ", set ? "has " : "lacks ", flag)};
 }
 
-std::optional<DeclaredHint> LimitAbove0(const json& declared, const char* limit) {
+std::optional<DeclaredHint> LimitAtLeast(const json& declared, const char* limit, int64_t least) {
   if (!declared.contains("limits") || !declared["limits"].contains(limit)) return std::nullopt;
   int64_t value = declared["limits"][limit].get<int64_t>();
-  return DeclaredHint{value > 0, absl::StrCat(limit, "=", value)};
+  return DeclaredHint{value >= least, absl::StrCat(limit, "=", value)};
+}
+
+std::optional<DeclaredHint> LimitAbove0(const json& declared, const char* limit) {
+  return LimitAtLeast(declared, limit, 1);
 }
 
 const json* Port(const json& declared, int port) {
@@ -63,6 +67,7 @@ std::optional<DeclaredHint> DeclaredSupport(const json& declared, int port, Cap 
       // IBTA 10.6.7 (base memory management extensions) includes Send with Invalidate.
       case Cap::kSendWithInv: return Flag(declared, "MEM_MGT_EXTENSIONS");
       case Cap::kRdmaRead: return LimitAbove0(declared, "max_qp_rd_atom");
+      case Cap::kMultiSgeRead: return LimitAtLeast(declared, "max_sge_rd", 2);
       case Cap::kAddressHandle: return LimitAbove0(declared, "max_ah");
       case Cap::kOdp: {
         if (!declared.contains("odp")) return std::nullopt;

@@ -323,6 +323,71 @@ absl::Status ProbeQpEx(ProbeScope& s) {
   return absl::OkStatus();
 }
 
+// An RDMA READ scattered into two local SGEs: the first bytes fill the first SGE, the
+// rest the second (IBTA 9.4.4). max_sge_rd says how many a READ may have; siw says 1.
+absl::Status ProbeMultiSgeRead(ProbeScope& s) {
+  const int max_sge_rd = s.attr().orig_attr.max_sge_rd;
+  if (max_sge_rd < 2) {
+    s.Record(Cap::kMultiSgeRead, Outcome::kUnsupported, 0,
+             absl::StrCat("max_sge_rd=", max_sge_rd, ": an RDMA READ may scatter into one SGE only"));
+    return absl::OkStatus();
+  }
+  PairOptions options = RcOptions();
+  options.max_send_sge = 2;
+  std::string how;
+  absl::StatusOr<ConnectedPair> pair = PairFor(s, {Cap::kMultiSgeRead}, how, options);
+  if (!pair.ok()) return absl::OkStatus();
+  Endpoint& local = pair->local();
+  Fill(pair->remote().buffer().subspan(512, kProbeLength), 0x97);
+  std::memset(local.buffer().data(), 0, 2 * kProbeLength);
+  constexpr uint32_t kHalf = kProbeLength / 2;
+  ibv_sge sges[2] = {local.Sge(0, kHalf), local.Sge(kProbeLength, kHalf)};  // a gap between the halves
+  ibv_send_wr wr = RdmaWr(1, sges, 2, IBV_WR_RDMA_READ, local.peer_buffer().At(512, kProbeLength));
+  absl::Status attempt = local.PostSend(wr);
+  if (attempt.ok()) attempt = Succeeded(local.PollSend(), "RDMA READ into 2 SGEs").status();
+  absl::Status check = attempt;
+  if (check.ok()) {
+    check = SameBytes(local.buffer().subspan(0, kHalf), pair->remote().buffer().subspan(512, kHalf),
+                      "RDMA READ into 2 SGEs, first SGE");
+  }
+  if (check.ok()) {
+    check = SameBytes(local.buffer().subspan(kProbeLength, kHalf), pair->remote().buffer().subspan(512 + kHalf, kHalf),
+                      "RDMA READ into 2 SGEs, second SGE");
+  }
+  Judge(s, Cap::kMultiSgeRead, attempt, check,
+        absl::StrCat("max_sge_rd=", max_sge_rd, "; an RDMA READ into 2 SGEs filled both in order (", how, ")"));
+  return absl::OkStatus();
+}
+
+// Receiver Not Ready (IBTA 9.7.5.2.8): with rnr_retry 0, a SEND that finds no receive
+// posted is NAKed and completes IBV_WC_RNR_RETRY_EXC_ERR. iWARP has no RNR NAK (RFC 5040
+// 7.1: a SEND without a receive is a fatal error for the responder).
+absl::Status ProbeRnrRetry(ProbeScope& s) {
+  PairOptions options = RcOptions();
+  options.path.rnr_retry = 0;
+  options.path.min_rnr_timer = 1;
+  std::string how;
+  absl::StatusOr<ConnectedPair> pair = PairFor(s, {Cap::kRnrRetry}, how, options);
+  if (!pair.ok()) return absl::OkStatus();
+  Endpoint& local = pair->local();
+  ibv_sge sge = local.Sge(0, kProbeLength);
+  ibv_send_wr wr = SendWr(1, &sge, 1, IBV_WR_SEND);
+  RDMACHECK_RETURN_IF_ERROR(local.PostSend(wr));
+  absl::StatusOr<ibv_wc> wc = local.PollSend();
+  if (!wc.ok()) {
+    s.Record(Cap::kRnrRetry, Outcome::kUnsupported, 0,
+             absl::StrCat("a SEND to a QP without a posted receive never completed (", wc.status().message(), ")"));
+  } else if (wc->status == IBV_WC_RNR_RETRY_EXC_ERR) {
+    s.Record(Cap::kRnrRetry, Outcome::kSupported, 0,
+             absl::StrCat("with rnr_retry 0, a SEND to a QP without a posted receive completed "
+                          "IBV_WC_RNR_RETRY_EXC_ERR (", how, ")"));
+  } else {
+    s.Record(Cap::kRnrRetry, Outcome::kUnsupported, 0,
+             absl::StrCat("a SEND to a QP without a posted receive completed ", WcStatusName(wc->status),
+                          ", not IBV_WC_RNR_RETRY_EXC_ERR: no RNR NAK (", how, ")"));
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -331,6 +396,8 @@ std::vector<ProbeSpec> OperationProbes() {
       {"qp_ex", {Cap::kQpEx}, ProbeQpEx, kTrafficBudget},
       {"rdma_write", {Cap::kRdmaWrite}, ProbeWrite, kTrafficBudget},
       {"rdma_read", {Cap::kRdmaRead}, ProbeRead, kTrafficBudget},
+      {"multi_sge_read", {Cap::kMultiSgeRead}, ProbeMultiSgeRead, kTrafficBudget},
+      {"rnr_retry", {Cap::kRnrRetry}, ProbeRnrRetry, kTrafficBudget},
       {"write_with_imm", {Cap::kWriteWithImm}, ProbeWriteWithImm, kTrafficBudget},
       {"send_with_imm", {Cap::kSendWithImm}, ProbeSendWithImm, kTrafficBudget},
       {"send_with_inv", {Cap::kSendWithInv}, ProbeSendWithInv, kTrafficBudget},

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "harness/files.h"
 
 namespace rdmacheck {
 
@@ -91,10 +92,7 @@ absl::StatusOr<Profile> ProfileFromJson(const nlohmann::json& json) {
 }
 
 absl::Status SaveProfile(const Profile& profile, const std::string& path) {
-  std::ofstream out(path);
-  out << ProfileToJson(profile).dump(2) << "\n";
-  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+  return WriteFile(path, ProfileToJson(profile).dump(2) + "\n");
 }
 
 absl::StatusOr<Profile> LoadProfile(const std::string& path) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "harness/files.h"  // WriteFile, used by every writer of results
 #include "nlohmann/json.hpp"
 
 namespace rdmacheck {
@@ -70,8 +71,6 @@ absl::StatusOr<RunResults> LoadResults(const std::string& path);
 
 // JUnit XML as CI systems read it: one <testsuite> per rdmacheck suite.
 std::string ResultsToJunit(const RunResults& results);
-
-absl::Status WriteFile(const std::string& path, absl::string_view content);
 
 }  // namespace rdmacheck
 
