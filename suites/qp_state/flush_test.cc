@@ -66,14 +66,9 @@ class QpFlushRcTest : public QpStateTest {};
 RDMACHECK_ABOUT(QpFlushRcTest, ErrFlushesOutstandingSends,
                 "RC sends held outstanding (the peer has no receive posted and retries RNR forever) complete "
                 "with IBV_WC_WR_FLUSH_ERR, in order, when the sender is moved to ERR",
-                "IBTA Vol 1 10.3.1 (Error state), 9.7.5.2.8 (RNR NAK, rnr_retry 7 = infinite)", Cap::kRcQp);
+                "IBTA Vol 1 10.3.1 (Error state), 9.7.5.2.8 (RNR NAK, rnr_retry 7 = infinite)", Cap::kRcQp,
+                Cap::kRnrRetry);  // iWARP has no RNR: RFC 5040 makes a SEND without a receive fatal
 TEST_F(QpFlushRcTest, ErrFlushesOutstandingSends) {
-  if (IsIwarp()) {
-    // No capability names this; the transport is the evidence.
-    GTEST_SKIP() << "requires receiver-not-ready flow control to hold sends outstanding; the transport is "
-                    "iWARP, which has none (RFC 5040/5041: an untagged SEND with no posted receive buffer is an "
-                    "error that terminates the stream)";
-  }
   PairOptions options;
   options.path.rnr_retry = 7;  // the sends wait for a receive that never comes
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
