@@ -27,4 +27,14 @@ absl::StatusOr<SelectionRequest> SelectionRequestFromFlags() {
   return request;
 }
 
+absl::StatusOr<SelectedDevice> OpenSelectedDevice() {
+  absl::StatusOr<SelectionRequest> request = SelectionRequestFromFlags();
+  if (!request.ok()) return request.status();
+  absl::StatusOr<ContextPtr> context = OpenDevice(request->device);
+  if (!context.ok()) return context.status();
+  absl::StatusOr<Selection> selection = Select(context->get(), *request);
+  if (!selection.ok()) return selection.status();
+  return SelectedDevice{*std::move(context), *std::move(selection)};
+}
+
 }  // namespace rdmacheck

@@ -7,6 +7,7 @@
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
 #include "harness/device.h"
+#include "harness/verbs/owners.h"
 
 ABSL_DECLARE_FLAG(std::string, device);
 ABSL_DECLARE_FLAG(int, port);
@@ -16,6 +17,14 @@ namespace rdmacheck {
 
 // The request the flags describe; InvalidArgument for values out of range.
 absl::StatusOr<SelectionRequest> SelectionRequestFromFlags();
+
+// The device the flags name, opened, with its port and GID chosen: what every command
+// that works on one device starts from. Errors are one line for the user.
+struct SelectedDevice {
+  ContextPtr context;
+  Selection selection;
+};
+absl::StatusOr<SelectedDevice> OpenSelectedDevice();
 
 }  // namespace rdmacheck
 

@@ -38,13 +38,9 @@ int ProbeCommand(const std::vector<std::string>& positional) {
   if (!positional.empty()) return UsageError("probe takes no arguments");
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format != "text" && format != "json") return UsageError("--format must be text or json");
-  absl::StatusOr<SelectionRequest> request = SelectionRequestFromFlags();
-  if (!request.ok()) return UsageError(request.status());
-  absl::StatusOr<ContextPtr> context = OpenDevice(request->device);
-  if (!context.ok()) return UsageError(context.status());
-  absl::StatusOr<Selection> selection = Select(context->get(), *request);
-  if (!selection.ok()) return UsageError(selection.status());
-  absl::StatusOr<Profile> profile = ProbeDevice(context->get(), *selection);
+  absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
+  if (!device.ok()) return UsageError(device.status());
+  absl::StatusOr<Profile> profile = ProbeDevice(device->context.get(), device->selection);
   if (!profile.ok()) return UsageError(profile.status());
 
   std::string text = format == "json" ? ProfileToJson(*profile).dump(2) + "\n" : ProfileToText(*profile);

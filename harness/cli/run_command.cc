@@ -75,16 +75,12 @@ int RunCommand(const std::vector<std::string>& positional) {
   if (!positional.empty()) return UsageError("run takes no positional arguments: " + positional[0]);
   if (absl::GetFlag(FLAGS_timeout_multiplier) <= 0) return UsageError("--timeout_multiplier must be > 0");
   if (absl::GetFlag(FLAGS_test_timeout) <= 0) return UsageError("--test_timeout must be > 0 seconds");
-  absl::StatusOr<SelectionRequest> request = SelectionRequestFromFlags();
-  if (!request.ok()) return UsageError(request.status());
 
   RunPlan plan;
   {
-    absl::StatusOr<ContextPtr> context = OpenDevice(request->device);
-    if (!context.ok()) return UsageError(context.status());
-    absl::StatusOr<Selection> selection = Select(context->get(), *request);
-    if (!selection.ok()) return UsageError(selection.status());
-    plan.selection = *selection;
+    absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
+    if (!device.ok()) return UsageError(device.status());
+    plan.selection = device->selection;
 
     absl::StatusOr<std::vector<RegisteredTest>> tests =
         SelectTests(RegisteredTests(), absl::GetFlag(FLAGS_suites), GTEST_FLAG_GET(filter));
@@ -93,7 +89,7 @@ int RunCommand(const std::vector<std::string>& positional) {
     plan.tests = *std::move(tests);
 
     absl::StatusOr<Profile> profile = absl::GetFlag(FLAGS_capabilities).empty()
-                                          ? ProbeDevice(context->get(), plan.selection)
+                                          ? ProbeDevice(device->context.get(), plan.selection)
                                           : LoadProfile(absl::GetFlag(FLAGS_capabilities));
     if (!profile.ok()) return UsageError(profile.status());
     plan.profile = *std::move(profile);

@@ -33,12 +33,8 @@ int ServeCommand(const std::vector<std::string>& positional) {
   const int port = absl::GetFlag(FLAGS_listen);
   if (port < 0 || port > 65535) return UsageError("--listen must be a TCP port (0-65535)");
   if (absl::GetFlag(FLAGS_timeout_multiplier) <= 0) return UsageError("--timeout_multiplier must be > 0");
-  absl::StatusOr<SelectionRequest> request = SelectionRequestFromFlags();
-  if (!request.ok()) return UsageError(request.status());
-  absl::StatusOr<ContextPtr> context = OpenDevice(request->device);
-  if (!context.ok()) return UsageError(context.status());
-  absl::StatusOr<Selection> selection = Select(context->get(), *request);
-  if (!selection.ok()) return UsageError(selection.status());
+  absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
+  if (!device.ok()) return UsageError(device.status());
   absl::StatusOr<SideChannelListener> listener = SideChannelListener::Listen(static_cast<uint16_t>(port));
   if (!listener.ok()) return UsageError(listener.status());
 
@@ -47,7 +43,7 @@ int ServeCommand(const std::vector<std::string>& positional) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
 
-  const Selection& s = *selection;
+  const Selection& s = device->selection;
   std::cout << absl::StrFormat("rdmacheck serve: %s port %d GID %d (%s %s), transport %s; side channel on TCP port %d\n",
                                s.device, s.port, s.gid.index, s.gid.TypeName(), s.gid.Address(),
                                TransportName(s.transport), listener->port())
@@ -58,7 +54,7 @@ int ServeCommand(const std::vector<std::string>& positional) {
     std::cout << "rdmacheck serve: " << absl::FormatTime("%H:%M:%S ", absl::Now(), absl::LocalTimeZone()) << line
               << std::endl;
   };
-  PeerServer server(context->get(), s);
+  PeerServer server(device->context.get(), s);
   absl::Status served = server.Serve(*listener, stop_requested, log);
   if (!served.ok()) return UsageError(served);
   log("stopped");

@@ -36,4 +36,15 @@ absl::StatusOr<ibv_wc> CmSide::Send(uint32_t length) {
   return PollCompletion(cq.get());
 }
 
+absl::StatusOr<ResolvedCm> ListenAndResolve(const sockaddr_storage& address) {
+  ResolvedCm cm;
+  RDMACHECK_ASSIGN_OR_RETURN(cm.server, CmSide::Create());
+  cm.server->listener = std::move(cm.server->id);
+  RDMACHECK_ASSIGN_OR_RETURN(sockaddr_storage listening, Listen(cm.server->listener.get(), address));
+  RDMACHECK_ASSIGN_OR_RETURN(cm.client, CmSide::Create());
+  RDMACHECK_RETURN_IF_ERROR(ResolveRoute(cm.client->id.get(), address, listening));
+  RDMACHECK_RETURN_IF_ERROR(cm.client->AddQp());
+  return cm;
+}
+
 }  // namespace rdmacheck

@@ -8,6 +8,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -42,6 +43,14 @@ struct CmSide {
   CqPtr cq;
   MrPtr mr;
 };
+
+// A server listening on `address` (its `listener`), and a client whose route to it is
+// resolved and whose QP exists: where the tests of connection set-up start.
+struct ResolvedCm {
+  std::unique_ptr<CmSide> server;
+  std::unique_ptr<CmSide> client;
+};
+absl::StatusOr<ResolvedCm> ListenAndResolve(const sockaddr_storage& address);
 
 }  // namespace rdmacheck
 

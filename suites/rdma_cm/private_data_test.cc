@@ -41,12 +41,9 @@ class PrivateDataTest : public DeviceTest, public ::testing::WithParamInterface<
   // A server listening and a client whose route to it is resolved and whose QP exists.
   void SetUpConnection() {
     ASSERT_OK_AND_ASSIGN(sockaddr_storage address, SelectionAddress(selection()));
-    ASSERT_OK_AND_ASSIGN(server_, CmSide::Create());
-    server_->listener = std::move(server_->id);
-    ASSERT_OK_AND_ASSIGN(sockaddr_storage listening, Listen(server_->listener.get(), address));
-    ASSERT_OK_AND_ASSIGN(client_, CmSide::Create());
-    ASSERT_OK(ResolveRoute(client_->id.get(), address, listening));
-    ASSERT_OK(client_->AddQp());
+    ASSERT_OK_AND_ASSIGN(ResolvedCm cm, ListenAndResolve(address));
+    server_ = std::move(cm.server);
+    client_ = std::move(cm.client);
   }
   static rdma_conn_param Param(const std::vector<uint8_t>& data) {
     rdma_conn_param p{};

@@ -21,12 +21,9 @@ class CmServerFlowTest : public DeviceTest {
   // CONNECT sent; the server holds the request's id.
   void Connect() {
     ASSERT_OK_AND_ASSIGN(sockaddr_storage address, SelectionAddress(selection()));
-    ASSERT_OK_AND_ASSIGN(server_, CmSide::Create());
-    server_->listener = std::move(server_->id);
-    ASSERT_OK_AND_ASSIGN(sockaddr_storage listening, Listen(server_->listener.get(), address));
-    ASSERT_OK_AND_ASSIGN(client_, CmSide::Create());
-    ASSERT_OK(ResolveRoute(client_->id.get(), address, listening));
-    ASSERT_OK(client_->AddQp());
+    ASSERT_OK_AND_ASSIGN(ResolvedCm cm, ListenAndResolve(address));
+    server_ = std::move(cm.server);
+    client_ = std::move(cm.client);
     rdma_conn_param param = Param();
     ASSERT_EQ(rdma_connect(client_->id.get(), &param), 0) << "rdma_connect: errno " << errno;
     ASSERT_OK_AND_ASSIGN(CmEventPtr request, ExpectCmEvent(server_->events(), RDMA_CM_EVENT_CONNECT_REQUEST));

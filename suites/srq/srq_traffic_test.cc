@@ -36,6 +36,26 @@ class SrqTrafficTest : public DeviceTest {
     ASSERT_OK(pair_->remote().PollSends(count).status());
   }
 
+  // Posts 4 receives, arms the limit at 3 and consumes 2 of them: the SRQ drops below its
+  // limit, and IBV_EVENT_SRQ_LIMIT_REACHED for it is due. Returns how waiting for it went.
+  absl::Status ConsumeBelowArmedLimit() {
+    for (int i = 0; i < 4; ++i) {
+      RDMACHECK_RETURN_IF_ERROR(receiver().PostRecv(kFirstWrId + i, i * kMessageBytes, kMessageBytes));
+    }
+    ibv_srq_attr attr{};
+    attr.srq_limit = 3;
+    if (int rc = ibv_modify_srq(srq(), &attr, IBV_SRQ_LIMIT); rc != 0) {
+      return ErrnoStatus(rc, "ibv_modify_srq(srq_limit 3)");
+    }
+    SendPosted(2);
+    if (HasFatalFailure()) return absl::AbortedError("the sends into the SRQ failed");
+    RDMACHECK_RETURN_IF_ERROR(PollCompletions(receiver().recv_cq(), 2).status());
+    ibv_srq* armed = srq();
+    return WaitForAsyncEvent(receiver().context(), IBV_EVENT_SRQ_LIMIT_REACHED,
+                             [armed](const ibv_async_event& e) { return e.element.srq == armed; })
+        .status();
+  }
+
   absl::optional<ConnectedPair> pair_;
 };
 
@@ -46,15 +66,7 @@ RDMACHECK_ABOUT(SrqTrafficTest, LimitReachedEvent,
                 "10.2.9.4 (SRQ limit)",
                 Cap::kSrq, Cap::kRcQp);
 TEST_F(SrqTrafficTest, LimitReachedEvent) {
-  for (int i = 0; i < 4; ++i) ASSERT_OK(receiver().PostRecv(kFirstWrId + i, i * kMessageBytes, kMessageBytes));
-  ibv_srq_attr attr{};
-  attr.srq_limit = 3;
-  ASSERT_THAT(ibv_modify_srq(srq(), &attr, IBV_SRQ_LIMIT), ErrnoIs(0));
-  SendPosted(2);
-  ASSERT_OK(PollCompletions(receiver().recv_cq(), 2).status());
-  ibv_srq* armed = srq();
-  EXPECT_OK(WaitForAsyncEvent(receiver().context(), IBV_EVENT_SRQ_LIMIT_REACHED,
-                              [armed](const ibv_async_event& e) { return e.element.srq == armed; }));
+  EXPECT_OK(ConsumeBelowArmedLimit());
 }
 
 RDMACHECK_ABOUT(SrqTrafficTest, LimitEventDisarms,
@@ -63,15 +75,8 @@ RDMACHECK_ABOUT(SrqTrafficTest, LimitEventDisarms,
                 "not (or no longer) armed\"; ibv_modify_srq(3)",
                 Cap::kSrq, Cap::kRcQp);
 TEST_F(SrqTrafficTest, LimitEventDisarms) {
-  for (int i = 0; i < 4; ++i) ASSERT_OK(receiver().PostRecv(kFirstWrId + i, i * kMessageBytes, kMessageBytes));
+  ASSERT_OK(ConsumeBelowArmedLimit());
   ibv_srq_attr attr{};
-  attr.srq_limit = 3;
-  ASSERT_THAT(ibv_modify_srq(srq(), &attr, IBV_SRQ_LIMIT), ErrnoIs(0));
-  SendPosted(2);
-  ASSERT_OK(PollCompletions(receiver().recv_cq(), 2).status());
-  ibv_srq* armed = srq();
-  ASSERT_OK(WaitForAsyncEvent(receiver().context(), IBV_EVENT_SRQ_LIMIT_REACHED,
-                              [armed](const ibv_async_event& e) { return e.element.srq == armed; }));
   ASSERT_THAT(ibv_query_srq(srq(), &attr), ErrnoIs(0));
   EXPECT_EQ(attr.srq_limit, 0u) << "the SRQ still reports an armed limit after its event";
 }
