@@ -220,32 +220,25 @@ class Page {
   }
 
   std::string Suites() const {
-    std::vector<std::string> suites;
-    for (const DeviceSection& d : r_.devices) {
-      for (const SuiteCounts& s : d.suites) {
-        if (std::find(suites.begin(), suites.end(), s.suite) == suites.end()) suites.push_back(s.suite);
-      }
-    }
     std::string out =
         "<section id=\"suites\">\n<h2>Results by suite</h2>\n<table class=\"grid\">\n<thead><tr><th>Suite</th>";
     for (const DeviceSection& d : r_.devices) absl::StrAppend(&out, "<th>", Esc(d.label), "</th>");
     out += "</tr></thead>\n<tbody>\n";
-    for (const std::string& suite : suites) {
+    for (const std::string& suite : r_.SuiteNames()) {
       absl::StrAppend(&out, "<tr><th><a href=\"#tests?suite=", Esc(suite), "\" data-filter=\"suite=", Esc(suite), "\">",
                       Esc(suite), "</a></th>");
       for (const DeviceSection& d : r_.devices) {
         std::string cell = "<span class=\"none\">not run</span>";
-        for (const SuiteCounts& s : d.suites) {
-          if (s.suite != suite) continue;
+        if (const SuiteCounts* s = d.FindSuite(suite)) {
           cell.clear();
           for (TestStatus st : kStatuses) {
-            int n = Count(s.summary, st);
+            int n = Count(s->summary, st);
             if (n)
               absl::StrAppend(&cell, "<span class=\"pill st-", TestStatusName(st), "\">", n, " ", StatusWord(st),
                               "</span> ");
           }
-          absl::StrAppend(&cell, "<span class=\"time\">", FormatDuration(s.duration_ms),
-                          s.processes > 1 ? absl::StrCat(", ", s.processes, " processes") : "", "</span>");
+          absl::StrAppend(&cell, "<span class=\"time\">", FormatDuration(s->duration_ms),
+                          s->processes > 1 ? absl::StrCat(", ", s->processes, " processes") : "", "</span>");
         }
         absl::StrAppend(&out, "<td>", cell, "</td>");
       }

@@ -207,25 +207,18 @@ class Writer {
   }
 
   std::string Suites() const {
-    std::vector<std::string> suites;
-    for (const DeviceSection& d : r_.devices) {
-      for (const SuiteCounts& s : d.suites) {
-        if (std::find(suites.begin(), suites.end(), s.suite) == suites.end()) suites.push_back(s.suite);
-      }
-    }
     std::string out = absl::StrCat("## Results by suite\n\n", Header("Suite"));
-    for (const std::string& suite : suites) {
+    for (const std::string& suite : r_.SuiteNames()) {
       absl::StrAppend(&out, "| ", Cell(suite), " |");
       for (const DeviceSection& d : r_.devices) {
         std::string cell = "·";
-        for (const SuiteCounts& s : d.suites) {
-          if (s.suite != suite) continue;
-          const RunSummary& c = s.summary;
+        if (const SuiteCounts* s = d.FindSuite(suite)) {
+          const RunSummary& c = s->summary;
           cell = absl::StrCat(c.pass, " ✅ ", c.fail, " ❌ ", c.skip, " ➖");
           if (c.xfail) absl::StrAppend(&cell, " ", c.xfail, " 🟡");
           if (c.xpass) absl::StrAppend(&cell, " ", c.xpass, " ❗");
-          absl::StrAppend(&cell, " (", FormatDuration(s.duration_ms),
-                          s.processes > 1 ? absl::StrCat(", ", s.processes, " processes") : "", ")");
+          absl::StrAppend(&cell, " (", FormatDuration(s->duration_ms),
+                          s->processes > 1 ? absl::StrCat(", ", s->processes, " processes") : "", ")");
         }
         absl::StrAppend(&out, " ", cell, " |");
       }

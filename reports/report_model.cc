@@ -96,6 +96,23 @@ const char* StatusWord(TestStatus status) {
   return "unknown";
 }
 
+const SuiteCounts* DeviceSection::FindSuite(const std::string& suite) const {
+  for (const SuiteCounts& s : suites) {
+    if (s.suite == suite) return &s;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Report::SuiteNames() const {
+  std::vector<std::string> names;
+  for (const DeviceSection& d : devices) {
+    for (const SuiteCounts& s : d.suites) {
+      if (std::find(names.begin(), names.end(), s.suite) == names.end()) names.push_back(s.suite);
+    }
+  }
+  return names;
+}
+
 int Report::DifferingTests() const {
   int n = 0;
   for (const MatrixRow& row : matrix) n += row.differs;

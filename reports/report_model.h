@@ -65,6 +65,8 @@ struct DeviceSection {
   DeviceRun run;
   RunSummary summary;
   std::vector<SuiteCounts> suites;  // in run order
+
+  const SuiteCounts* FindSuite(const std::string& suite) const;  // nullptr: not run on this device
 };
 
 // "Inst/CqTest.Create/1" -> "CqTest.Create": the catalogue entry a test belongs to, also the
@@ -136,6 +138,7 @@ struct Report {
   std::vector<CatalogueEntry> catalogue;    // every test in the report, in matrix order
   std::vector<ExtraSection> extra_sections;
 
+  std::vector<std::string> SuiteNames() const;  // every suite any device ran, first seen first
   int DifferingTests() const;
   int DifferingCapabilities() const;
   const TestResult* Cell(const MatrixRow& row, size_t device) const;
