@@ -9,9 +9,7 @@
 
 namespace rdmacheck {
 
-namespace {
-
-std::string Esc(absl::string_view text) {
+std::string HtmlEscape(absl::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
@@ -37,6 +35,10 @@ std::string Esc(absl::string_view text) {
   }
   return out;
 }
+
+namespace {
+
+std::string Esc(absl::string_view text) { return HtmlEscape(text); }
 
 std::string Plural(int n, absl::string_view word) {
   if (n == 1) return absl::StrCat(n, " ", word);

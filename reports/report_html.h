@@ -15,11 +15,16 @@
 
 #include <string>
 
+#include "absl/strings/string_view.h"
+
 #include "reports/report_model.h"
 
 namespace rdmacheck {
 
 std::string ReportToHtml(const Report& report);
+
+// Text made safe for HTML content and attribute values (& < > " ').
+std::string HtmlEscape(absl::string_view text);
 
 // The page's stylesheet and script (reports/html/report.css, report.js, built in).
 const char* ReportCss();

@@ -33,6 +33,12 @@ TEST_F(FlagParserTest, SetsValuesInAllForms) {
   EXPECT_EQ(absl::GetFlag(FLAGS_gid_index), 3);
 }
 
+TEST_F(FlagParserTest, DashesInANameMeanUnderscores) {
+  ASSERT_THAT(ParseFlags({"--gid-index=4", "--timeout-multiplier", "2"}, accepted_), IsOkAndHolds(ElementsAre()));
+  EXPECT_EQ(absl::GetFlag(FLAGS_gid_index), 4);
+  EXPECT_EQ(absl::GetFlag(FLAGS_timeout_multiplier), 2.0);
+}
+
 TEST_F(FlagParserTest, DoubleDashEndsFlags) {
   EXPECT_THAT(ParseFlags({"--device=a", "--", "--port=1"}, accepted_), IsOkAndHolds(ElementsAre("--port=1")));
   EXPECT_EQ(absl::GetFlag(FLAGS_port), 0);

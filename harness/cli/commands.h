@@ -46,6 +46,7 @@ int ListCommand(const std::vector<std::string>& positional);
 int ProbeCommand(const std::vector<std::string>& positional);
 int ReportCommand(const std::vector<std::string>& positional);
 int ServeCommand(const std::vector<std::string>& positional);
+int BenchCommand(const std::vector<std::string>& positional);
 
 // Flags every device command takes.
 inline const std::vector<absl::string_view> kSelectionFlags = {"device", "port", "gid_index", "timeout_multiplier"};

@@ -13,7 +13,10 @@
 namespace rdmacheck {
 namespace {
 
-absl::CommandLineFlag* Find(absl::string_view name, const std::vector<absl::string_view>& accepted) {
+// Abseil flag names are identifiers; "--compare-perftest" means --compare_perftest.
+absl::CommandLineFlag* Find(absl::string_view spelled, const std::vector<absl::string_view>& accepted) {
+  std::string name(spelled);
+  std::replace(name.begin(), name.end(), '-', '_');
   if (std::find(accepted.begin(), accepted.end(), name) == accepted.end()) return nullptr;
   return absl::FindCommandLineFlag(name);
 }
