@@ -1,10 +1,14 @@
 // rdmacheck __child: the process `run` starts per suite. Opens the device, runs the tests
 // GoogleTest's --gtest_filter names, and reports each through the events file.
+#include <unistd.h>
+
 #include "absl/flags/flag.h"
 #include "gtest/gtest.h"
 #include "harness/cli/commands.h"
 #include "harness/remote/peer_link.h"
 #include "harness/run/events.h"
+#include "harness/run/leak_check.h"
+#include "harness/timeouts.h"
 #include "harness/selection_flags.h"
 #include "harness/testing/test_device.h"
 
@@ -34,9 +38,21 @@ int ChildCommand(const std::vector<std::string>& positional) {
     AppendEvent(events, fatal);
     return UsageError(opened);
   }
+  const absl::StatusOr<ObjectCounts> baseline = CountProcessObjects(getpid());
   ::testing::UnitTest::GetInstance()->listeners().Append(MakeEventWriter(events).release());
   int failed = RUN_ALL_TESTS();  // outcomes travel through the events file
   (void)failed;
+  if (baseline.ok()) {  // the leak check: one more result of the suite
+    const absl::Time start = absl::Now();
+    const std::string leak = CheckForLeaks(getpid(), *baseline, Scaled(absl::Seconds(2)));
+    TestEvent result;
+    result.kind = TestEvent::Kind::kEnd;
+    result.name = kLeakCheckTest;
+    result.status = leak.empty() ? TestStatus::kPass : TestStatus::kFail;
+    result.message = leak;
+    result.duration_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
+    AppendEvent(events, result);
+  }
   return kExitOk;
 }
 

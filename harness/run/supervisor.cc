@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/run/events.h"
+#include "harness/run/leak_check.h"
 
 namespace rdmacheck {
 namespace {
@@ -53,6 +55,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
   const absl::Time suite_start = absl::Now();
   const std::string log = absl::StrCat(options.log_dir, "/", plan.suite, ".log");
   std::set<std::string> done;
+  std::optional<TestResult> leak_check;  // kLeakCheckTest, recorded after the tests
   auto record = [&](TestResult r) {
     done.insert(r.name);
     if (options.on_result) options.on_result(r);
@@ -81,6 +84,16 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
         if (e.kind == TestEvent::Kind::kStart) {
           running = e.name;
           running_since = absl::Now();
+        } else if (e.kind == TestEvent::Kind::kEnd && e.name == kLeakCheckTest) {
+          // One leak check per child; the suite keeps a failing one over a passing one.
+          if (!leak_check || e.status == TestStatus::kFail) {
+            leak_check.emplace();
+            leak_check->suite = plan.suite;
+            leak_check->name = e.name;
+            leak_check->status = e.status;
+            leak_check->message = e.message;
+            leak_check->duration_ms = e.duration_ms;
+          }
         } else if (e.kind == TestEvent::Kind::kEnd) {
           TestResult r;
           r.suite = plan.suite;
@@ -140,6 +153,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
       }
     }
   }
+  if (leak_check) record(*std::move(leak_check));
   outcome.duration_ms = MillisSince(suite_start);
   return outcome;
 }

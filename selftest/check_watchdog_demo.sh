@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs the deliberately broken tests of rdmacheck_selftest on DEVICE and checks that the
+# run survived and reported each: the crash and the hang failed by name with what
+# happened, the passes before and after are there, and the leak check names the PD.
+#   selftest/check_watchdog_demo.sh SELFTEST_BINARY DEVICE OUT_DIR
+set -uo pipefail
+bin=${1:?usage: check_watchdog_demo.sh SELFTEST_BINARY DEVICE OUT_DIR} dev=${2:?} out=${3:?}
+rm -rf "$out"
+"$bin" run --device="$dev" --out="$out" --no_expectations --test_timeout=10
+rc=$?
+[ "$rc" -eq 1 ] || { echo "FAIL: the run exited $rc, expected 1 (failures found)" >&2; exit 1; }
+python3 - "$out/results.json" <<'PY'
+import json, sys
+tests = {t["name"]: t for t in json.load(open(sys.argv[1]))["tests"]}
+expect = {
+    "WatchdogDemoTest.APassBeforeTheCrash": ("pass", ""),
+    "WatchdogDemoTest.BCrashes": ("fail", "signal 11 (SEGV)"),
+    "WatchdogDemoTest.CHangs": ("fail", "timed out"),
+    "WatchdogDemoTest.DLeaksAPd": ("pass", ""),
+    "WatchdogDemoTest.EAPassAfterTheHang": ("pass", ""),
+    "LeakCheck.VerbsObjectsReleased": ("fail", "1 pd"),
+}
+bad = []
+for name, (status, words) in expect.items():
+    t = tests.get(name)
+    if t is None:
+        bad.append(f"{name}: no result")
+    elif t["status"] != status or words not in t.get("message", ""):
+        bad.append(f"{name}: {t['status']} '{t.get('message', '')[:120]}', expected {status} with '{words}'")
+for b in bad:
+    print("FAIL:", b, file=sys.stderr)
+print(f"watchdog demo: {len(expect) - len(bad)} of {len(expect)} results as expected")
+sys.exit(1 if bad else 0)
+PY
