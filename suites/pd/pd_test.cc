@@ -68,6 +68,18 @@ TEST_F(PdInUseTest, DeallocWithLiveMrFailsBusy) {
   EXPECT_THAT(ibv_dealloc_pd(pd_.release()), ErrnoIs(0));
 }
 
+RDMACHECK_ABOUT(PdInUseTest, DeallocWithLiveAhFailsBusy,
+                "dealloc_pd refuses with EBUSY while an address handle uses the PD, leaves the PD usable, and "
+                "succeeds once the AH is destroyed",
+                "ibv_alloc_pd(3); IBTA Vol 1 11.2.3", Cap::kAddressHandle);
+TEST_F(PdInUseTest, DeallocWithLiveAhFailsBusy) {
+  const QpAddress self{0, selection().port_attr.lid, selection().gid.gid, 0};
+  ASSERT_OK_AND_ASSIGN(AhPtr ah, CreateAh(pd_.get(), AddressTo(self, PathFor(selection(), {}))));
+  ExpectDeallocBusyAndPdUsable();
+  ah.reset();
+  EXPECT_THAT(ibv_dealloc_pd(pd_.release()), ErrnoIs(0));
+}
+
 RDMACHECK_ABOUT(PdInUseTest, DeallocWithLiveQpFailsBusy,
                 "dealloc_pd refuses with EBUSY while a QP uses the PD, and succeeds once the QP is destroyed",
                 "ibv_alloc_pd(3); IBTA Vol 1 11.2.3", Cap::kRcQp);

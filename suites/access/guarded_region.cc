@@ -1,0 +1,40 @@
+#include "suites/access/guarded_region.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "harness/verbs/factories.h"
+
+namespace rdmacheck {
+namespace {
+constexpr size_t kTotalBytes = GuardedRegion::kGuardBytes + GuardedRegion::kMrBytes + GuardedRegion::kGuardBytes;
+}  // namespace
+
+void GuardedRegion::FreeDeleter::operator()(uint8_t* p) const { std::free(p); }
+
+absl::StatusOr<GuardedRegion> GuardedRegion::Create(ibv_pd* pd, int access) {
+  GuardedRegion region;
+  region.memory_.reset(static_cast<uint8_t*>(std::aligned_alloc(kGuardBytes, kTotalBytes)));
+  if (region.memory_ == nullptr) return absl::ResourceExhaustedError("aligned_alloc of a guarded region failed");
+  std::memset(region.memory_.get(), kCanary, kTotalBytes);
+  uint8_t* start = region.memory_.get() + kGuardBytes;
+  auto mr = RegMr(pd, start, kMrBytes, access);
+  if (!mr.ok()) return mr.status();
+  region.mr_ = std::move(*mr);
+  region.remote_ = {reinterpret_cast<uint64_t>(start), region.mr_->rkey, kMrBytes};
+  return region;
+}
+
+RemoteBuffer GuardedRegion::remote() const { return remote_; }
+
+void GuardedRegion::Deregister() { mr_.reset(); }
+
+absl::Status GuardedRegion::CheckCanary() const {
+  absl::Status status = CheckPattern({memory_.get(), kTotalBytes}, Pattern::Constant(kCanary));
+  if (status.ok()) return status;
+  return absl::DataLossError(absl::StrCat("canary around a refused access changed (byte 0 is ", kGuardBytes,
+                                          " before the MR): ", status.message()));
+}
+
+}  // namespace rdmacheck

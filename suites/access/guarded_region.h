@@ -1,0 +1,56 @@
+// Memory with a registered window in the middle and unregistered guard pages around it,
+// for access-control tests: every byte, inside and around the MR, holds a canary, so a
+// refused access that still wrote anything is caught byte for byte.
+//
+//   ASSERT_OK_AND_ASSIGN(GuardedRegion target, GuardedRegion::Create(pd, IBV_ACCESS_REMOTE_READ));
+//   ...post an RDMA WRITE to target.remote() that must be refused...
+//   EXPECT_OK(target.CheckCanary());
+//
+//   | guard page | MR (kMrBytes)          | guard page |
+//   ^ memory()   ^ mr()->addr = remote().addr
+#ifndef RDMACHECK_SUITES_ACCESS_GUARDED_REGION_H_
+#define RDMACHECK_SUITES_ACCESS_GUARDED_REGION_H_
+
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "harness/connection/work_requests.h"
+#include "harness/patterns.h"
+#include "harness/verbs/owners.h"
+
+namespace rdmacheck {
+
+class GuardedRegion {
+ public:
+  static constexpr size_t kGuardBytes = 4096;
+  static constexpr uint32_t kMrBytes = 4096;
+  static constexpr uint8_t kCanary = 0xc5;
+
+  // Registers the middle of fresh canary-filled memory on `pd` with `access`.
+  static absl::StatusOr<GuardedRegion> Create(ibv_pd* pd, int access);
+
+  ibv_mr* mr() const { return mr_.get(); }
+  // The MR as a peer addresses it (its first byte, rkey, length).
+  RemoteBuffer remote() const;
+  // Deregisters the MR; remote() keeps the rkey and address it had.
+  void Deregister();
+
+  // OK when every byte of the guard pages and the MR still holds kCanary.
+  absl::Status CheckCanary() const;
+
+ private:
+  struct FreeDeleter {
+    void operator()(uint8_t* p) const;
+  };
+  GuardedRegion() = default;
+  std::unique_ptr<uint8_t, FreeDeleter> memory_;  // kGuardBytes + kMrBytes + kGuardBytes
+  MrPtr mr_;                                      // declared after memory_: deregistered first
+  RemoteBuffer remote_;
+};
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_SUITES_ACCESS_GUARDED_REGION_H_

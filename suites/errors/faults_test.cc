@@ -1,0 +1,119 @@
+// Faults that end in an error completion: a receive too small for the message, a
+// responder that cannot take requests, and what happens to the rest of the queue after
+// the first error (it is flushed, in order, after the error itself).
+#include <infiniband/verbs.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/completion.h"
+#include "harness/connection/qp_attr.h"
+#include "harness/testing/completion_matchers.h"
+#include "harness/testing/pair_test.h"
+
+namespace rdmacheck {
+namespace {
+
+class FaultTest : public PairTest {};
+
+RDMACHECK_ABOUT(FaultTest, ReceiveTooSmallIsALengthError,
+                "a 256-byte SEND into a 64-byte receive: the receive completes with IBV_WC_LOC_LEN_ERR and the "
+                "sender is told (IB/RoCE: IBV_WC_REM_INV_REQ_ERR; iWARP: the SEND may complete before the "
+                "receiver's TERMINATE)",
+                "IBTA Vol 1 9.9.3 (responder class: Invalid Request, NAK-Invalid Request), 11.6.2; ibv_poll_cq(3) "
+                "IBV_WC_LOC_LEN_ERR; RFC 5040 7.1",
+                Cap::kRcQp);
+TEST_P(FaultTest, ReceiveTooSmallIsALengthError) {
+  PairOptions options = Options();
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
+  ASSERT_OK(pair.remote().Fill({0, 512}, Pattern::Constant(0x77)));
+  ASSERT_OK(pair.remote().PostRecv(2, 0, 64));
+  ASSERT_OK(pair.local().Fill({0, 256}, Pattern::Seeded(3)));
+  ASSERT_OK(pair.local().Post(SendRequest::Send(1, {{0, 256}})));
+
+  ASSERT_OK_AND_ASSIGN(ibv_wc received, pair.remote().PollRecv());
+  EXPECT_THAT(received, CompletionIs(ErrorCompletion(2, pair.remote().qp_num(), IBV_WC_LOC_LEN_ERR)));
+  ASSERT_OK_AND_ASSIGN(ibv_wc sent, pair.local().PollSend());
+  const std::set<ibv_wc_status> told =
+      IsIwarp() ? std::set<ibv_wc_status>{IBV_WC_SUCCESS, IBV_WC_REM_INV_REQ_ERR} : std::set<ibv_wc_status>{IBV_WC_REM_INV_REQ_ERR};
+  EXPECT_TRUE(told.count(sent.status)) << DescribeWc(sent);
+  EXPECT_EQ(sent.wr_id, 1u);
+  // Nothing past the 64 bytes the receive offered was written.
+  EXPECT_OK(pair.remote().Check({64, 448}, Pattern::Constant(0x77)));
+}
+
+RDMACHECK_ABOUT(FaultTest, ErrorThenTheRestFlushesInOrder,
+                "a list of five SENDs whose first has a bad lkey: the first completes in error, then the other four "
+                "with IBV_WC_WR_FLUSH_ERR in the order posted; a SEND posted afterwards is flushed too (the QP is "
+                "in the error state) and nothing reaches the peer",
+                "IBTA Vol 1 10.8.3.1 / 11.6.2 (completion errors move the QP to Error; outstanding WRs complete "
+                "with Flush Error, in order); ibv_poll_cq(3)",
+                Cap::kRcQp);
+TEST_P(FaultTest, ErrorThenTheRestFlushesInOrder) {
+  RDMACHECK_REQUIRE_LOOPBACK("the first WR is posted raw with a bad lkey");
+  constexpr int kCount = 5;
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
+  ASSERT_OK(pair.remote().PostRecv(100, 0, 64));
+  std::vector<ibv_sge> sges(kCount);
+  std::vector<ibv_send_wr> wrs(kCount);
+  for (int i = 0; i < kCount; ++i) {
+    sges[i] = pair.local().Sge(i * 64, 64);
+    wrs[i] = SendWr(i, &sges[i], 1);
+    wrs[i].next = i + 1 < kCount ? &wrs[i + 1] : nullptr;
+  }
+  sges[0].lkey ^= 0x5a;
+  ASSERT_OK(pair.local().PostSend(wrs[0]));
+
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> done, pair.local().PollSends(kCount));
+  EXPECT_EQ(done[0].wr_id, 0u) << "the error completion must come first: " << DescribeWc(done[0]);
+  EXPECT_NE(done[0].status, IBV_WC_SUCCESS) << DescribeWc(done[0]);
+  EXPECT_NE(done[0].status, IBV_WC_WR_FLUSH_ERR) << "the failing WR itself reports its error, not a flush";
+  for (int i = 1; i < kCount; ++i) {
+    EXPECT_THAT(done[i], CompletionIs(ErrorCompletion(i, pair.local().qp_num(), IBV_WC_WR_FLUSH_ERR)));
+  }
+  ASSERT_OK(pair.local().Post(SendRequest::Send(9, {{0, 64}})));
+  ASSERT_OK_AND_ASSIGN(ibv_wc late, pair.local().PollSend());
+  EXPECT_THAT(late, CompletionIs(ErrorCompletion(9, pair.local().qp_num(), IBV_WC_WR_FLUSH_ERR)));
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> arrived, pair.remote().DrainRecvs(Scaled(absl::Milliseconds(200))));
+  for (const ibv_wc& wc : arrived) EXPECT_NE(wc.status, IBV_WC_SUCCESS) << "a SEND arrived: " << DescribeWc(wc);
+}
+
+INSTANTIATE_TEST_SUITE_P(Connect, FaultTest, AllConnectMethods(), ConnectMethodParamName);
+
+// ---- A responder that cannot take the request.
+struct ResponderState {
+  ibv_qp_state state;
+};
+std::string ParamName(ResponderState s) { return s.state == IBV_QPS_ERR ? "Error" : "Reset"; }
+
+class ResponderStateTest : public PairTestWith<ResponderState> {};
+
+RDMACHECK_ABOUT(ResponderStateTest, SendToItFailsWithRetryError,
+                "after the responder's QP is moved to ERR or RESET, a SEND to it is never acknowledged: the requester "
+                "retries retry_cnt times and completes with IBV_WC_RETRY_EXC_ERR (timeout 2^10 x 4.096 us, "
+                "retry_cnt 2)",
+                "IBTA Vol 1 9.7.6.1 (local ACK timeout, retries), 10.3.1 (a QP in Error or Reset drops incoming "
+                "packets), 11.6.2 (Transport Retry Counter Exceeded)",
+                Cap::kRcQp, Cap::kManualConnect);
+TEST_P(ResponderStateTest, SendToItFailsWithRetryError) {
+  // Moving one side of an iWARP (or rdma_cm) connection to ERR tears the connection down,
+  // which tests something else; the retry error belongs to InfiniBand/RoCE transports.
+  RDMACHECK_REQUIRE_LOOPBACK("the responder's QP is modified in this process");
+  PairOptions options = Options();
+  options.path.timeout = 10;
+  options.path.retry_cnt = 2;
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
+  ASSERT_OK(ModifyQp(pair.remote().qp(), QpAttr().set_state(param().state)));
+  ASSERT_OK(pair.local().Post(SendRequest::Send(1, {{0, 64}})));
+  ASSERT_OK_AND_ASSIGN(ibv_wc wc, pair.local().PollSend());
+  EXPECT_THAT(wc, CompletionIs(ErrorCompletion(1, pair.local().qp_num(), IBV_WC_RETRY_EXC_ERR)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Manual, ResponderStateTest,
+                         ::testing::Combine(::testing::Values(ConnectMethod::kManual),
+                                            ::testing::Values(ResponderState{IBV_QPS_ERR}, ResponderState{IBV_QPS_RESET})),
+                         PairParamName<ResponderState>);
+
+}  // namespace
+}  // namespace rdmacheck
