@@ -239,7 +239,8 @@ class Page {
               absl::StrAppend(&cell, "<span class=\"pill st-", TestStatusName(st), "\">", n, " ", StatusWord(st),
                               "</span> ");
           }
-          absl::StrAppend(&cell, "<span class=\"time\">", FormatDuration(s->duration_ms),
+          absl::StrAppend(&cell, "<span class=\"time\">", FormatDuration(s->duration_ms), ", set-up ",
+                          FormatDuration(s->setup_ms),
                           s->processes > 1 ? absl::StrCat(", ", s->processes, " processes") : "", "</span>");
         }
         absl::StrAppend(&out, "<td>", cell, "</td>");

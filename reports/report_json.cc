@@ -28,6 +28,7 @@ nlohmann::json DeviceJson(const DeviceSection& d) {
   for (const SuiteCounts& s : d.suites) {
     j["suites"].push_back({{"name", s.suite},
                            {"duration_ms", s.duration_ms},
+                           {"setup_ms", s.setup_ms},
                            {"processes", s.processes},
                            {"summary", SummaryJson(s.summary)}});
   }

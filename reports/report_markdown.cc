@@ -217,7 +217,7 @@ class Writer {
           cell = absl::StrCat(c.pass, " ✅ ", c.fail, " ❌ ", c.skip, " ➖");
           if (c.xfail) absl::StrAppend(&cell, " ", c.xfail, " 🟡");
           if (c.xpass) absl::StrAppend(&cell, " ", c.xpass, " ❗");
-          absl::StrAppend(&cell, " (", FormatDuration(s->duration_ms),
+          absl::StrAppend(&cell, " (", FormatDuration(s->duration_ms), ", set-up ", FormatDuration(s->setup_ms),
                           s->processes > 1 ? absl::StrCat(", ", s->processes, " processes") : "", ")");
         }
         absl::StrAppend(&out, " ", cell, " |");

@@ -141,11 +141,11 @@ namespace {
 
 std::vector<SuiteCounts> CountSuites(const RunResults& results) {
   std::vector<SuiteCounts> suites;
-  for (const SuiteTiming& t : results.suites) suites.push_back({t.name, {}, t.duration_ms, t.processes});
+  for (const SuiteTiming& t : results.suites) suites.push_back({t.name, {}, t.duration_ms, t.setup_ms, t.processes});
   for (const TestResult& t : results.tests) {  // a suite with results but no timing still counts
     bool known = false;
     for (const SuiteCounts& s : suites) known = known || s.suite == t.suite;
-    if (!known) suites.push_back({t.suite, {}, 0, 0});
+    if (!known) suites.push_back({t.suite, {}, 0, 0, 0});
   }
   for (SuiteCounts& s : suites) {
     std::vector<TestResult> of_suite;

@@ -57,6 +57,7 @@ struct SuiteCounts {
   std::string suite;
   RunSummary summary;
   double duration_ms = 0;
+  double setup_ms = 0;  // of duration_ms: the tests' set-up (fixtures, connecting pairs)
   int processes = 0;
 };
 

@@ -47,7 +47,7 @@ inline DeviceRun RunOf(std::string device, std::vector<TestResult> tests,
   for (const TestResult& t : tests) {
     bool timed = false;
     for (const SuiteTiming& s : run.results.suites) timed = timed || s.name == t.suite;
-    if (!timed) run.results.suites.push_back({t.suite, 500, 1});
+    if (!timed) run.results.suites.push_back({t.suite, 500, 0, 1});
   }
   run.results.tests = std::move(tests);
   // As capabilities.json has it: the model reads its parts from there.

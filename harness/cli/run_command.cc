@@ -152,6 +152,10 @@ int RunCommand(const std::vector<std::string>& positional) {
                                s.device, sum.total, sum.pass, sum.fail, sum.skip, sum.xfail, sum.xpass,
                                results.duration_ms / 1000);
   if (!skips.empty()) std::cout << " (skipped for: " << skips << ")";
+  for (const SuiteTiming& suite : results.suites) {
+    std::cout << absl::StrFormat("\nrdmacheck run: suite %s: %.1f s, of it %.1f s test set-up (fixtures, pairs)",
+                                 suite.name, suite.duration_ms / 1000, suite.setup_ms / 1000);
+  }
   std::cout << "\nrdmacheck run: results in " << json_path << std::endl;
   return ExitCodeFor(sum);
 }

@@ -75,7 +75,9 @@ RunResults Execute(const RunPlan& plan) {
       if (t.suite == suite) suite_plan.tests.push_back(t.name);
     }
     SuiteOutcome outcome = RunSuite(suite_plan, options);
-    results.suites.push_back({suite, outcome.duration_ms, outcome.processes});
+    double setup_ms = 0;
+    for (const TestResult& r : outcome.results) setup_ms += r.setup_ms;
+    results.suites.push_back({suite, outcome.duration_ms, setup_ms, outcome.processes});
     for (TestResult& r : outcome.results) {
       FillCatalogueFields(plan.tests, r);
       results.tests.push_back(std::move(r));

@@ -1,10 +1,12 @@
 #include "harness/run/events.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "harness/testing/device_test.h"
 #include "nlohmann/json.hpp"
 
 namespace rdmacheck {
@@ -25,6 +27,7 @@ std::string EncodeEvent(const TestEvent& e) {
   if (e.kind == TestEvent::Kind::kEnd) {
     j["status"] = TestStatusName(e.status);
     j["duration_ms"] = e.duration_ms;
+    j["setup_ms"] = e.setup_ms;
     j["capability"] = e.capability;
   }
   if (!e.message.empty()) j["message"] = e.message;
@@ -53,6 +56,7 @@ absl::StatusOr<TestEvent> DecodeEvent(absl::string_view line) {
   e.message = j.value("message", "");
   e.capability = j.value("capability", "");
   e.duration_ms = j.value("duration_ms", 0.0);
+  e.setup_ms = j.value("setup_ms", 0.0);
   return e;
 }
 
@@ -95,6 +99,7 @@ class EventWriter : public ::testing::EmptyTestEventListener {
     for (int i = 0; i < result.test_property_count(); ++i) {
       const ::testing::TestProperty& p = result.GetTestProperty(i);
       if (absl::string_view(p.key()) == "rdmacheck_capability") e.capability = p.value();
+      if (absl::string_view(p.key()) == kSetupMsProperty) e.setup_ms = std::atof(p.value());
     }
     AppendEvent(path_, e);
   }

@@ -23,6 +23,7 @@ struct TestEvent {
   std::string message;  // failure or skip text; for kFatal, why the child could not run
   std::string capability;
   double duration_ms = 0;
+  double setup_ms = 0;  // fixture set-up and pair building (kSetupMsProperty)
 };
 
 std::string EncodeEvent(const TestEvent& event);

@@ -60,6 +60,7 @@ nlohmann::json TestToJson(const TestResult& t) {
                       {"name", t.name},
                       {"status", TestStatusName(t.status)},
                       {"duration_ms", t.duration_ms},
+                      {"setup_ms", t.setup_ms},
                       {"message", t.message},
                       {"capability", t.capability},
                       {"purpose", t.purpose},
@@ -79,6 +80,7 @@ absl::StatusOr<TestResult> TestFromJson(const nlohmann::json& j) {
   if (!status.ok()) return status.status();
   t.status = *status;
   t.duration_ms = j.value("duration_ms", 0.0);
+  t.setup_ms = j.value("setup_ms", 0.0);
   t.message = j.value("message", "");
   t.capability = j.value("capability", "");
   t.purpose = j.value("purpose", "");
@@ -97,7 +99,8 @@ nlohmann::json ResultsToJson(const RunResults& results) {
   RunSummary s = Summarize(results.tests);
   nlohmann::json suites = nlohmann::json::array();
   for (const SuiteTiming& suite : results.suites) {
-    suites.push_back({{"name", suite.name}, {"duration_ms", suite.duration_ms}, {"processes", suite.processes}});
+    suites.push_back({{"name", suite.name}, {"duration_ms", suite.duration_ms}, {"setup_ms", suite.setup_ms},
+                      {"processes", suite.processes}});
   }
   nlohmann::json tests = nlohmann::json::array();
   for (const TestResult& t : results.tests) tests.push_back(TestToJson(t));
@@ -126,7 +129,8 @@ absl::StatusOr<RunResults> ResultsFromJson(const nlohmann::json& json) {
     r.started = json.value("started", "");
     r.duration_ms = json.value("duration_ms", 0.0);
     for (const auto& s : json.value("suites", nlohmann::json::array())) {
-      r.suites.push_back({s.at("name").get<std::string>(), s.value("duration_ms", 0.0), s.value("processes", 0)});
+      r.suites.push_back({s.at("name").get<std::string>(), s.value("duration_ms", 0.0), s.value("setup_ms", 0.0),
+                           s.value("processes", 0)});
     }
     for (const auto& t : json.at("tests")) {
       absl::StatusOr<TestResult> test = TestFromJson(t);

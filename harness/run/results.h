@@ -33,6 +33,7 @@ struct TestResult {
   std::string message;     // failure messages, or the skip reason
   std::string capability;  // the missing capability of a skip
   double duration_ms = 0;
+  double setup_ms = 0;  // of duration_ms: fixture set-up and connecting pairs
   // From the catalogue.
   std::string purpose;
   std::string reference;
@@ -45,6 +46,7 @@ struct TestResult {
 struct SuiteTiming {
   std::string name;
   double duration_ms = 0;
+  double setup_ms = 0;  // the tests' set-up overhead, summed
   int processes = 0;  // child processes the suite needed (more than 1 after a crash or hang)
 };
 

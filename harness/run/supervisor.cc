@@ -102,6 +102,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
           r.message = e.message;
           r.capability = e.capability;
           r.duration_ms = e.duration_ms;
+          r.setup_ms = e.setup_ms;
           record(std::move(r));
           running.clear();
           running_since = absl::Now();

@@ -2,15 +2,31 @@
 
 #include <string>
 
+#include "absl/time/clock.h"
 #include "harness/status.h"
 
 namespace rdmacheck {
+namespace {
+absl::Duration setup_so_far;  // of the current test
+}  // namespace
+
+void AddSetupTime(absl::Duration spent) {
+  setup_so_far += spent;
+  ::testing::Test::RecordProperty(kSetupMsProperty, std::to_string(absl::ToInt64Microseconds(setup_so_far) / 1000.0));
+}
 
 void RecordMissingCapability(Cap cap) {
   ::testing::Test::RecordProperty("rdmacheck_capability", std::string(CapName(cap)));
 }
 
 void DeviceTest::SetUp() {
+  setup_so_far = absl::ZeroDuration();
+  const absl::Time start = absl::Now();
+  SetUpBase();
+  AddSetupTime(absl::Now() - start);
+}
+
+void DeviceTest::SetUpBase() {
   SetReleaseFailureHandler([](const char* verb, int err) {
     ADD_FAILURE() << verb << " failed with " << ErrnoName(err) << " while releasing: the object leaks";
   });
@@ -24,7 +40,10 @@ void DeviceTest::SetUp() {
 
 absl::StatusOr<ConnectedPair> DeviceTest::CreatePair(PairOptions options) {
   if (!options.method) options.method = connect_method();
-  return ConnectedPair::Create(context(), selection(), options, TestDevice::Get().peer());
+  const absl::Time start = absl::Now();
+  absl::StatusOr<ConnectedPair> pair = ConnectedPair::Create(context(), selection(), options, TestDevice::Get().peer());
+  AddSetupTime(absl::Now() - start);
+  return pair;
 }
 
 const ibv_device_attr_ex& DeviceTest::device_attr() {

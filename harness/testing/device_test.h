@@ -35,10 +35,18 @@ class DeviceTest : public ::testing::Test {
   static absl::StatusOr<ConnectedPair> CreatePair(PairOptions options = {});
   static bool TwoHost() { return TestDevice::Get().peer() != nullptr; }
   static ConnectMethod connect_method() { return PreferredConnectMethod(profile()); }
+
+ private:
+  void SetUpBase();  // the capability checks; SetUp() times it
 };
 
 // Records on the current test which capability it lacked (results.json reads it back).
 void RecordMissingCapability(Cap cap);
+
+// Set-up overhead of the current test: DeviceTest::SetUp plus every CreatePair, recorded
+// as the test property kSetupMsProperty (results.json: "setup_ms").
+inline constexpr char kSetupMsProperty[] = "rdmacheck_setup_ms";
+void AddSetupTime(absl::Duration spent);
 
 }  // namespace rdmacheck
 
