@@ -152,6 +152,11 @@ absl::StatusOr<BenchPoint> ParsePerftestOutput(absl::string_view program, absl::
       ok = ok && absl::SimpleAtod(f[3], &p.mib_per_s);
     }
     if (!ok) return absl::InvalidArgumentError(absl::StrCat(program, ": unreadable result row: ", line));
+    // perftest prints 0.00 when its own measurement failed (seen with ib_read_bw on rxe):
+    // no figure to compare against, not an infinitely slow device.
+    if ((latency ? p.median_us : p.mib_per_s) <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(program, " reported 0 for ", size, " B: its measurement failed"));
+    }
     return p;
   }
   return absl::InvalidArgumentError(absl::StrCat(program, " printed no result row"));

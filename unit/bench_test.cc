@@ -69,6 +69,16 @@ TEST(PerftestParseTest, NoResultRowIsAnError) {
   EXPECT_THAT(p.status().message(), HasSubstr("no result row"));
 }
 
+TEST(PerftestParseTest, ZeroBandwidthIsAFailedMeasurement) {
+  constexpr char kZero[] = R"(
+ #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+ 65536      1000             0.00               0.00                 0.000000
+)";
+  absl::StatusOr<BenchPoint> p = ParsePerftestOutput("ib_read_bw", kZero);
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("measurement failed"));
+}
+
 TEST(PerftestArgsTest, IwarpUsesRdmaCmRoceUsesTheGidIndex) {
   PerftestRun run{"ib_write_bw", "siw0", 0, true, "10.77.2.1", 4096, 500};
   EXPECT_THAT(PerftestClientArgs(run), ::testing::IsSupersetOf({"-R", "10.77.2.1", "-s", "4096", "-n", "500"}));
