@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "reports/presentation.h"
 
@@ -37,26 +38,7 @@ const char* OutcomeGlyph(const std::string& outcome) {
 
 // Text safe inside a table cell or a line: no pipes, newlines or HTML.
 std::string Cell(absl::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '|':
-        out += "\\|";
-        break;
-      case '\n':
-        out += ' ';
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return absl::StrReplaceAll(text, {{"|", "\\|"}, {"\n", " "}, {"<", "&lt;"}, {">", "&gt;"}});
 }
 
 std::string Code(absl::string_view text) {
