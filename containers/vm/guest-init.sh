@@ -24,6 +24,8 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$OUT" ||
 mount --bind "$MODDIR" "/lib/modules/$kver" || fail "cannot bind $MODDIR"
 ip link set lo up
 ulimit -l unlimited     # inherited by the command: registering memory needs it
+# A few 2 MiB huge pages, so MrSizeTest.HugePageBuffer runs (one per device run in parallel).
+echo 8 > /proc/sys/vm/nr_hugepages || log "no huge pages: MrSizeTest.HugePageBuffer will skip"
 
 "$REPO/scripts/setup-softrdma.sh" 2>&1 || fail "scripts/setup-softrdma.sh failed"
 
