@@ -50,7 +50,8 @@ std::vector<Row> Rows(const BenchRun& run) {
 }
 
 std::string RunTitle(const BenchRun& run) {
-  return absl::StrCat(run.device, " (", run.transport, ", connected ", run.method, ", ", run.started, ")");
+  const std::string where = run.peer.empty() ? "loopback" : absl::StrCat("to the peer ", run.peer);
+  return absl::StrCat(run.device, " (", run.transport, ", ", where, ", connected ", run.method, ", ", run.started, ")");
 }
 
 }  // namespace

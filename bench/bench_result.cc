@@ -49,9 +49,11 @@ std::vector<BenchPoint> PointsFromJson(const nlohmann::json& j) {
 }  // namespace
 
 nlohmann::json BenchRunToJson(const BenchRun& run) {
-  return {{"schema", "rdmacheck-bench/1"}, {"device", run.device},  {"transport", run.transport},
-          {"method", run.method},          {"started", run.started}, {"points", PointsToJson(run.points)},
-          {"perftest", PointsToJson(run.perftest)}};
+  nlohmann::json j = {{"schema", "rdmacheck-bench/1"}, {"device", run.device},  {"transport", run.transport},
+                      {"method", run.method},          {"started", run.started}, {"points", PointsToJson(run.points)},
+                      {"perftest", PointsToJson(run.perftest)}};
+  if (!run.peer.empty()) j["peer"] = run.peer;
+  return j;
 }
 
 absl::StatusOr<BenchRun> BenchRunFromJson(const nlohmann::json& json) {
@@ -60,6 +62,7 @@ absl::StatusOr<BenchRun> BenchRunFromJson(const nlohmann::json& json) {
     run.device = json.at("device").get<std::string>();
     run.transport = json.value("transport", "");
     run.method = json.value("method", "");
+    run.peer = json.value("peer", "");
     run.started = json.value("started", "");
     run.points = PointsFromJson(json.at("points"));
     run.perftest = PointsFromJson(json.value("perftest", nlohmann::json::array()));

@@ -2,160 +2,58 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/busy_poll.h"
+#include "bench/echo_side.h"
 #include "bench/stats.h"
-#include "harness/completion.h"
 #include "harness/connection/work_requests.h"
 #include "harness/status.h"
+#include "harness/timeouts.h"
 
 namespace rdmacheck {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
-
-// A busy-poll deadline: checking the clock on every poll would cost more than the poll.
-class Deadline {
- public:
-  explicit Deadline(absl::Duration budget) : end_(Clock::now() + absl::ToChronoNanoseconds(budget)) {}
-  bool Passed() { return (++calls_ & 0x3ff) == 0 && Clock::now() > end_; }
-
- private:
-  Clock::time_point end_;
-  uint32_t calls_ = 0;
-};
-
-absl::Status TimedOut(absl::string_view what) { return absl::DeadlineExceededError(absl::StrCat("timed out ", what)); }
-
-absl::Status CheckWc(const ibv_wc& wc) {
-  if (wc.status == IBV_WC_SUCCESS) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat("completion error: ", DescribeWc(wc)));
-}
-
-// Busy-polls `cq` until a completion that `wanted` accepts arrives; others (sends on a
-// shared CQ) are checked and dropped. Returns the wanted completion's wr_id.
-template <typename Wanted>
-absl::StatusOr<uint64_t> PollFor(ibv_cq* cq, Wanted wanted, Deadline& deadline, absl::string_view what) {
-  ibv_wc wc;
-  while (true) {
-    int n = ibv_poll_cq(cq, 1, &wc);
-    if (n < 0) return absl::InternalError(absl::StrCat("ibv_poll_cq failed ", what));
-    if (n == 1) {
-      RDMACHECK_RETURN_IF_ERROR(CheckWc(wc));
-      if (wanted(wc)) return wc.wr_id;
-    } else if (deadline.Passed()) {
-      return TimedOut(what);
-    }
-  }
-}
-
-bool IsRecv(const ibv_wc& wc) { return (wc.opcode & IBV_WC_RECV) != 0; }
-bool IsSend(const ibv_wc& wc) { return !IsRecv(wc); }
-
-// Drops whatever send completions are ready (signaled sends of the latency loops).
-absl::Status ReapSends(Endpoint& e) {
-  if (e.send_cq() == e.recv_cq()) return absl::OkStatus();  // PollFor drops them there
-  ibv_wc wcs[16];
-  int n = ibv_poll_cq(e.send_cq(), 16, wcs);
-  if (n < 0) return absl::InternalError("ibv_poll_cq failed reaping sends");
-  for (int i = 0; i < n; ++i) RDMACHECK_RETURN_IF_ERROR(CheckWc(wcs[i]));
-  return absl::OkStatus();
-}
-
-unsigned InlineFlag(const Endpoint& e, uint32_t size) {
-  return size > 0 && size <= e.granted_cap().max_inline_data ? IBV_SEND_INLINE : 0;
-}
-
-absl::Status PostRecvs(Endpoint& e, uint32_t offset, uint32_t size, int count) {
-  for (int i = 0; i < count; ++i) RDMACHECK_RETURN_IF_ERROR(e.PostRecv(0, offset, size));
-  return absl::OkStatus();
-}
-
-// One signaled WR in kSignalEvery keeps the send queue from filling with completions
-// nobody polls (IBTA 10.8.6: unsignaled WRs complete with the next signaled one).
-unsigned Signal(int i) { return (i % kSignalEvery == kSignalEvery - 1) ? IBV_SEND_SIGNALED : 0; }
+double Micros(BenchClock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
 
 // ---- latency
 
-// SEND ping-pong: `side` sends, waits for the answer; `echo` answers each message.
-absl::Status SendPingPong(Endpoint& ping, Endpoint& pong, uint32_t size, int iterations, Deadline& deadline,
+// SEND ping-pong: `ping` sends and waits for the answer; the echo side answers each message.
+absl::Status SendPingPong(Endpoint& ping, Endpoint& pong, uint32_t size, int iterations, absl::Duration budget,
                           std::vector<double>& samples) {
-  const uint32_t recv_at = ping.buffer_size() / 2;
+  const uint32_t recv_at = PingPongRecvOffset(ping);
   RDMACHECK_RETURN_IF_ERROR(PostRecvs(ping, recv_at, size, 8));
-  RDMACHECK_RETURN_IF_ERROR(PostRecvs(pong, recv_at, size, 8));
-  auto send = [size](Endpoint& e, int i) {
-    ibv_sge sge = e.Sge(0, size);
-    ibv_send_wr wr = SendWr(i, &sge, size ? 1 : 0, IBV_WR_SEND, Signal(i) | InlineFlag(e, size));
-    return e.PostSend(wr);
-  };
-  absl::Status echo_status;
-  std::thread echo([&] {
-    Deadline echo_deadline = deadline;
-    for (int i = 0; i < iterations && echo_status.ok(); ++i) {
-      absl::StatusOr<uint64_t> got = PollFor(pong.recv_cq(), IsRecv, echo_deadline, "waiting for a ping");
-      if (!got.ok()) echo_status = got.status();
-      if (echo_status.ok()) echo_status = pong.PostRecv(0, recv_at, size);
-      if (echo_status.ok()) echo_status = send(pong, i);
-      if (echo_status.ok()) echo_status = ReapSends(pong);
-    }
-  });
+  RDMACHECK_ASSIGN_OR_RETURN(std::unique_ptr<EchoSide> echo, EchoSide::Start(pong, {"send", size, iterations, 8}, budget));
+  Deadline deadline(budget);
   absl::Status status;
   for (int i = 0; i < iterations && status.ok(); ++i) {
-    Clock::time_point start = Clock::now();
-    status = send(ping, i);
+    BenchClock::time_point start = BenchClock::now();
+    status = PostPingPongSend(ping, size, i);
     if (status.ok()) status = PollFor(ping.recv_cq(), IsRecv, deadline, "waiting for a pong").status();
-    samples.push_back(Micros(Clock::now() - start) / 2);
+    samples.push_back(Micros(BenchClock::now() - start) / 2);
     if (status.ok()) status = ping.PostRecv(0, recv_at, size);
     if (status.ok()) status = ReapSends(ping);
   }
-  echo.join();
+  absl::Status echo_status = echo->Finish();
   return status.ok() ? echo_status : status;
 }
 
-// The last byte of a write ping-pong message: the iteration, never 0 (the buffers start zeroed).
-uint8_t Mark(int i) { return static_cast<uint8_t>(i % 255 + 1); }
-
-absl::Status AwaitMark(const Endpoint& e, uint32_t size, uint8_t mark, Deadline& deadline) {
-  volatile const uint8_t* last = e.buffer().data() + size - 1;
-  while (*last != mark) {
-    if (deadline.Passed()) return TimedOut("waiting for an RDMA WRITE to land");
-  }
-  return absl::OkStatus();
-}
-
-// RDMA WRITE ping-pong: each side writes from the upper half of its buffer into the lower
-// half of the other's, and polls the last byte of its own lower half.
-absl::Status WritePingPong(Endpoint& ping, Endpoint& pong, uint32_t size, int iterations, Deadline& deadline,
+// RDMA WRITE ping-pong: `ping` writes and polls its buffer for the answer's mark.
+absl::Status WritePingPong(Endpoint& ping, Endpoint& pong, uint32_t size, int iterations, absl::Duration budget,
                            std::vector<double>& samples) {
   if (size == 0) return absl::InvalidArgumentError("a write ping-pong needs at least one byte");
-  auto write = [size](Endpoint& e, int i) {
-    const uint32_t from = e.buffer_size() / 2;
-    e.buffer()[from + size - 1] = Mark(i);
-    ibv_sge sge = e.Sge(from, size);
-    ibv_send_wr wr = RdmaWr(i, &sge, 1, IBV_WR_RDMA_WRITE, e.peer_buffer().At(0, size), Signal(i) | InlineFlag(e, size));
-    absl::Status posted = e.PostSend(wr);
-    return posted.ok() ? ReapSends(e) : posted;
-  };
-  absl::Status echo_status;
-  std::thread echo([&] {
-    Deadline echo_deadline = deadline;
-    for (int i = 0; i < iterations && echo_status.ok(); ++i) {
-      echo_status = AwaitMark(pong, size, Mark(i), echo_deadline);
-      if (echo_status.ok()) echo_status = write(pong, i);
-    }
-  });
+  RDMACHECK_ASSIGN_OR_RETURN(std::unique_ptr<EchoSide> echo, EchoSide::Start(pong, {"write", size, iterations, 0}, budget));
+  Deadline deadline(budget);
   absl::Status status;
   for (int i = 0; i < iterations && status.ok(); ++i) {
-    Clock::time_point start = Clock::now();
-    status = write(ping, i);
+    BenchClock::time_point start = BenchClock::now();
+    status = PostPingPongWrite(ping, size, i);
     if (status.ok()) status = AwaitMark(ping, size, Mark(i), deadline);
-    samples.push_back(Micros(Clock::now() - start) / 2);
+    samples.push_back(Micros(BenchClock::now() - start) / 2);
   }
-  echo.join();
+  absl::Status echo_status = echo->Finish();
   return status.ok() ? echo_status : status;
 }
 
@@ -164,10 +62,10 @@ absl::Status ReadRoundTrips(Endpoint& e, uint32_t size, int iterations, Deadline
   for (int i = 0; i < iterations; ++i) {
     ibv_sge sge = e.Sge(0, size);
     ibv_send_wr wr = RdmaWr(i, &sge, size ? 1 : 0, IBV_WR_RDMA_READ, e.peer_buffer().At(0, size));
-    Clock::time_point start = Clock::now();
+    BenchClock::time_point start = BenchClock::now();
     RDMACHECK_RETURN_IF_ERROR(e.PostSend(wr));
     RDMACHECK_RETURN_IF_ERROR(PollFor(e.send_cq(), IsSend, deadline, "waiting for an RDMA READ").status());
-    samples.push_back(Micros(Clock::now() - start));
+    samples.push_back(Micros(BenchClock::now() - start));
   }
   return absl::OkStatus();
 }
@@ -177,7 +75,7 @@ absl::Status ReadRoundTrips(Endpoint& e, uint32_t size, int iterations, Deadline
 // Posts `iterations` WRs of `opcode` with at most kWindow outstanding; returns the seconds
 // from the first post to the last completion.
 absl::StatusOr<double> Stream(Endpoint& e, ibv_wr_opcode opcode, uint32_t size, int iterations, Deadline& deadline) {
-  Clock::time_point start = Clock::now();
+  BenchClock::time_point start = BenchClock::now();
   int posted = 0, completed = 0;
   while (completed < iterations) {
     while (posted < iterations && posted - completed < kWindow) {
@@ -194,16 +92,7 @@ absl::StatusOr<double> Stream(Endpoint& e, ibv_wr_opcode opcode, uint32_t size, 
     RDMACHECK_ASSIGN_OR_RETURN(uint64_t done, PollFor(e.send_cq(), IsSend, deadline, "waiting for a send completion"));
     completed = static_cast<int>(done);
   }
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// The receiving side of a SEND stream: keeps receives posted until `iterations` arrived.
-absl::Status Sink(Endpoint& e, uint32_t size, int iterations, int depth, Deadline& deadline) {
-  for (int received = 0; received < iterations; ++received) {
-    RDMACHECK_RETURN_IF_ERROR(PollFor(e.recv_cq(), IsRecv, deadline, "waiting for a SEND to arrive").status());
-    if (received + depth < iterations) RDMACHECK_RETURN_IF_ERROR(e.PostRecv(0, 0, size));
-  }
-  return absl::OkStatus();
+  return std::chrono::duration<double>(BenchClock::now() - start).count();
 }
 
 BenchPoint Point(const std::string& op, const std::string& metric, uint32_t size, int iterations) {
@@ -218,9 +107,21 @@ BenchPoint Point(const std::string& op, const std::string& metric, uint32_t size
 
 constexpr uint32_t kRecvDepth = 512;
 
+// Send bandwidth: the echo side sinks the SENDs, with up to kRecvDepth receives posted.
+absl::StatusOr<double> SendStream(ConnectedPair& pair, uint32_t size, int iterations, absl::Duration budget) {
+  const EchoJob sink{"sink", size, iterations, std::min<int>(iterations, kRecvDepth)};
+  RDMACHECK_ASSIGN_OR_RETURN(std::unique_ptr<EchoSide> echo, EchoSide::Start(pair.remote(), sink, budget));
+  Deadline deadline(budget);
+  absl::StatusOr<double> seconds = Stream(pair.local(), IBV_WR_SEND, size, iterations, deadline);
+  absl::Status sink_status = echo->Finish();
+  if (seconds.ok() && !sink_status.ok()) return sink_status;
+  return seconds;
+}
+
 }  // namespace
 
-absl::StatusOr<ConnectedPair> BenchPair(ibv_context* context, const Selection& selection, uint32_t max_size) {
+absl::StatusOr<ConnectedPair> BenchPair(ibv_context* context, const Selection& selection, uint32_t max_size,
+                                        RemoteEndpointFactory* peer) {
   PairOptions options;
   options.max_send_wr = kWindow + kSignalEvery;
   options.max_recv_wr = kRecvDepth;
@@ -229,10 +130,16 @@ absl::StatusOr<ConnectedPair> BenchPair(ibv_context* context, const Selection& s
   if (int rc = ibv_query_device(context, &attr); rc != 0) return ErrnoStatus(rc, "ibv_query_device");
   options.path.max_rd_atomic = static_cast<uint8_t>(std::clamp(attr.max_qp_rd_atom, 1, 16));  // READs in flight
   options.max_inline_data = 64;
-  absl::StatusOr<ConnectedPair> pair = ConnectedPair::Create(context, selection, options);
+  absl::StatusOr<ConnectedPair> pair = ConnectedPair::Create(context, selection, options, peer);
   if (pair.ok()) return pair;
   options.max_inline_data = 0;  // a device without inline data
-  return ConnectedPair::Create(context, selection, options);
+  return ConnectedPair::Create(context, selection, options, peer);
+}
+
+absl::Duration PointBudget(const std::string& metric, uint32_t size, int iterations) {
+  const double bytes = static_cast<double>(size) * iterations * (metric == "latency" ? 2 : 1);  // a ping-pong goes both ways
+  constexpr double kFloorBytesPerSecond = 10.0 * (1 << 20);
+  return Scaled(absl::Seconds(30) + absl::Milliseconds(iterations) + absl::Seconds(bytes / kFloorBytesPerSecond));
 }
 
 BenchPoint MeasureLatency(ConnectedPair& pair, const std::string& op, uint32_t size, int iterations,
@@ -240,13 +147,13 @@ BenchPoint MeasureLatency(ConnectedPair& pair, const std::string& op, uint32_t s
   BenchPoint p = Point(op, "latency", size, iterations);
   std::vector<double> samples;
   samples.reserve(iterations);
-  Deadline deadline(budget);
   absl::Status status;
   if (op == "send") {
-    status = SendPingPong(pair.local(), pair.remote(), size, iterations, deadline, samples);
+    status = SendPingPong(pair.local(), pair.remote(), size, iterations, budget, samples);
   } else if (op == "write") {
-    status = WritePingPong(pair.local(), pair.remote(), size, iterations, deadline, samples);
+    status = WritePingPong(pair.local(), pair.remote(), size, iterations, budget, samples);
   } else if (op == "read") {
+    Deadline deadline(budget);
     status = ReadRoundTrips(pair.local(), size, iterations, deadline, samples);
   } else {
     status = absl::InvalidArgumentError(absl::StrCat("unknown operation ", op));
@@ -265,24 +172,12 @@ BenchPoint MeasureLatency(ConnectedPair& pair, const std::string& op, uint32_t s
 BenchPoint MeasureBandwidth(ConnectedPair& pair, const std::string& op, uint32_t size, int iterations,
                             absl::Duration budget) {
   BenchPoint p = Point(op, "bandwidth", size, iterations);
-  Deadline deadline(budget);
   absl::StatusOr<double> seconds;
   if (op == "write" || op == "read") {
+    Deadline deadline(budget);
     seconds = Stream(pair.local(), op == "write" ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ, size, iterations, deadline);
   } else if (op == "send") {
-    const int depth = std::min<int>(iterations, kRecvDepth);
-    absl::Status sink_status = PostRecvs(pair.remote(), 0, size, depth);
-    if (sink_status.ok()) {
-      std::thread sink([&] {
-        Deadline sink_deadline = deadline;
-        sink_status = Sink(pair.remote(), size, iterations, depth, sink_deadline);
-      });
-      seconds = Stream(pair.local(), IBV_WR_SEND, size, iterations, deadline);
-      sink.join();
-      if (seconds.ok() && !sink_status.ok()) seconds = sink_status;
-    } else {
-      seconds = sink_status;
-    }
+    seconds = SendStream(pair, size, iterations, budget);
   } else {
     seconds = absl::InvalidArgumentError(absl::StrCat("unknown operation ", op));
   }

@@ -1,11 +1,13 @@
-// The measurements of `rdmacheck bench`, over a loopback ConnectedPair (two RC QPs of
-// the device under test in this process, wired the way the device needs: by hand, or
-// through rdma_cm on iWARP). They use plain verbs in tight loops, as perftest does:
+// The measurements of `rdmacheck bench`, over a ConnectedPair of two RC QPs wired the
+// way the device needs (by hand, or through rdma_cm on iWARP): a loopback pair in this
+// process, or with `--peer` one whose remote side lives in `rdmacheck serve` on the peer
+// host. They use plain verbs in tight loops, as perftest does; the remote side's part
+// (answering a ping-pong, sinking SENDs) is an EchoSide (bench/echo_side.h).
 //
-//   latency send   ping-pong of SENDs, one thread per side; half the round trip
+//   latency send   ping-pong of SENDs; half the round trip
 //           write  ping-pong of RDMA WRITEs, each side polling the last byte of its buffer
 //           read   one RDMA READ at a time; its full round trip
-//   bandwidth      write / read / send with up to kWindow WRs outstanding, one completion
+//   bandwidth      write / read / send with up to kWindow WRs outstanding (busy_poll.h), one completion
 //                  per kSignalEvery WRs; bytes / wall time
 //
 // Small messages go inline where the QP allows it (perftest does the same). Every loop is
@@ -23,13 +25,16 @@
 
 namespace rdmacheck {
 
-inline constexpr int kWindow = 128;       // outstanding WRs (perftest's default tx depth)
-inline constexpr int kSignalEvery = 16;   // one signaled WR per batch (perftest: cq_mod 100)
+// An RC pair with room for messages up to `max_size` and the queues the loops need; its
+// remote side on `peer` when given (two-host mode), else in this process. Each measurement
+// takes a fresh pair: receives left posted by one must not meet the messages of the next.
+absl::StatusOr<ConnectedPair> BenchPair(ibv_context* context, const Selection& selection, uint32_t max_size,
+                                        RemoteEndpointFactory* peer = nullptr);
 
-// A loopback RC pair with room for messages up to `max_size` and the queues the loops need.
-// Each measurement takes a fresh pair: receives left posted by one must not meet the
-// messages of the next.
-absl::StatusOr<ConnectedPair> BenchPair(ibv_context* context, const Selection& selection, uint32_t max_size);
+// How long one point (ours or perftest's) may take before it counts as stuck: 30 s, plus
+// 1 ms per iteration, plus the bytes it moves at 10 MiB/s (a floor far below any device's
+// speed, so a large point is not cut short), all scaled by --timeout_multiplier.
+absl::Duration PointBudget(const std::string& metric, uint32_t size, int iterations);
 
 BenchPoint MeasureLatency(ConnectedPair& pair, const std::string& op, uint32_t size, int iterations,
                           absl::Duration budget);

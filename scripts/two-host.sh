@@ -2,17 +2,21 @@
 # Two-host mode on one host: starts `rdmacheck serve` in the background and runs the
 # datapath suites against it with `rdmacheck run --peer`, so every pair's remote endpoint
 # lives in the other process (the side channel, the proxy endpoints and the serving side
-# all run for real). On two hosts, run the two commands below on each host instead.
+# all run for real). With --bench it runs `rdmacheck bench --peer` instead (the echo side
+# of each point in the serve process). On two hosts, run the two commands below on each
+# host instead.
 #
-#   scripts/two-host.sh DEVICE [OUT_DIR]
+#   scripts/two-host.sh [--bench] DEVICE [OUT_DIR]
 #
 # Env: RDMACHECK_BIN (default build/rdmacheck), SUITES (default datapath,atomics,rdma_cm),
 #      TIMEOUT_MULTIPLIER (default 1, both processes), RUN_FLAGS (extra flags for `run`,
-#      e.g. --gtest_filter=...).
-# Exits with run's status (2 if the server did not come up).
+#      e.g. --gtest_filter=...), BENCH_FLAGS (extra flags for `bench`, e.g. --sizes=64).
+# Exits with run's (bench's) status (2 if the server did not come up).
 set -uo pipefail
 {
-dev=${1:?usage: scripts/two-host.sh DEVICE [OUT_DIR]}
+bench=0
+if [ "${1:-}" = --bench ]; then bench=1; shift; fi
+dev=${1:?usage: scripts/two-host.sh [--bench] DEVICE [OUT_DIR]}
 out=${2:-out/two-host/$dev}
 bin=${RDMACHECK_BIN:-build/rdmacheck}
 suites=${SUITES:-datapath,atomics,rdma_cm}
@@ -36,6 +40,11 @@ if [ -z "$port" ]; then
   exit 2
 fi
 echo "two-host: serve on port $port (pid $server), log $log" >&2
+if [ $bench = 1 ]; then
+  # shellcheck disable=SC2086  # BENCH_FLAGS is a list of flags
+  "$bin" bench --device="$dev" --peer="127.0.0.1:$port" --out="$out/bench.json" "$scale" ${BENCH_FLAGS:-}
+  exit $?
+fi
 # shellcheck disable=SC2086  # RUN_FLAGS is a list of flags
 "$bin" run --device="$dev" --peer="127.0.0.1:$port" --suites="$suites" --out="$out" "$scale" ${RUN_FLAGS:-}
 exit $?

@@ -3,6 +3,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "bench/bench_report.h"
+#include "bench/datapath_bench.h"
+#include "bench/echo_side.h"
 #include "bench/perftest.h"
 #include "bench/stats.h"
 #include "harness/testing/status_matchers.h"
@@ -134,6 +136,38 @@ TEST(BenchJsonTest, RoundTripKeepsPointsAndErrors) {
   ASSERT_EQ(back.perftest.size(), 1u);
   EXPECT_EQ(back.perftest[0].tool, "ib_write_bw");
   EXPECT_FALSE(BenchRunFromJson(nlohmann::json{{"points", 3}}).ok());
+}
+
+TEST(BenchJsonTest, APeerRunSaysWhereTheRemoteSideRan) {
+  BenchRun run = MakeRun({Latency(64, 12.5)});
+  EXPECT_FALSE(BenchRunToJson(run).contains("peer"));  // loopback
+  EXPECT_THAT(BenchTable(run), HasSubstr("loopback"));
+  run.peer = "hostb:18515";
+  ASSERT_OK_AND_ASSIGN(BenchRun back, BenchRunFromJson(BenchRunToJson(run)));
+  EXPECT_EQ(back.peer, "hostb:18515");
+  EXPECT_THAT(BenchTable(back), HasSubstr("to the peer hostb:18515"));
+}
+
+TEST(BenchBudgetTest, GrowsWithTheWorkSoALargePointIsNotCutShort) {
+  EXPECT_NEAR(absl::ToDoubleSeconds(PointBudget("bandwidth", 64, 1000)), 31.0, 0.01);  // 30 s + 1000 x 1 ms
+  // 3000 round trips of 1 MiB move 6000 MiB: 600 s at the 10 MiB/s floor.
+  EXPECT_EQ(PointBudget("latency", 1 << 20, 3000), absl::Seconds(30 + 3 + 600));
+}
+
+TEST(EchoJobTest, RoundTripsThroughTheSideChannelForm) {
+  const EchoJob job{"sink", 4096, 1000, 512};
+  ASSERT_OK_AND_ASSIGN(EchoJob back, EchoJobFromJson(ToJson(job)));
+  EXPECT_EQ(back.kind, "sink");
+  EXPECT_EQ(back.size, 4096u);
+  EXPECT_EQ(back.iterations, 1000);
+  EXPECT_EQ(back.depth, 512);
+}
+
+TEST(EchoJobTest, RefusesWhatTheServerCannotRun) {
+  EXPECT_EQ(EchoJobFromJson(ToJson(EchoJob{"atomic", 8, 10, 0})).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(EchoJobFromJson(ToJson(EchoJob{"write", 0, 10, 0})).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(EchoJobFromJson(ToJson(EchoJob{"send", 64, -1, 8})).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(EchoJobFromJson(nlohmann::json{{"kind", "send"}}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(BenchDiffTest, WorseBeyondTheThresholdIsARegression) {

@@ -1,8 +1,11 @@
 // rdmacheck bench: datapath latency and bandwidth of one device over a loopback pair, and
-// with --compare-perftest perftest's numbers for the same points beside them. Benchmarks
-// measure; they pass or fail nothing (exit 1 only when a measurement could not be made).
+// with --compare-perftest perftest's numbers for the same points beside them. With
+// --peer=HOST:PORT the pair's remote side is on `rdmacheck serve` there (two hosts, or two
+// processes on one). Benchmarks measure; they pass or fail nothing (exit 1 only when a
+// measurement could not be made).
 //
 //   rdmacheck bench --device=rxe0 --compare-perftest     table on stdout, out/rxe0/bench.json
+//   rdmacheck bench --device=rxe0 --peer=hostB:18515     against `rdmacheck serve` on hostB
 #include <iostream>
 #include <vector>
 
@@ -16,6 +19,7 @@
 #include "bench/perftest.h"
 #include "harness/cli/commands.h"
 #include "harness/files.h"
+#include "harness/remote/peer_link.h"
 #include "harness/selection_flags.h"
 #include "harness/timeouts.h"
 
@@ -60,24 +64,39 @@ int BenchCommand(const std::vector<std::string>& positional) {
   if (absl::GetFlag(FLAGS_timeout_multiplier) <= 0) return UsageError("--timeout_multiplier must be > 0");
   if (absl::GetFlag(FLAGS_iters) < 1) return UsageError("--iters must be at least 1");
   if (absl::GetFlag(FLAGS_bw_bytes) < 1) return UsageError("--bw_bytes must be at least 1");
+  const std::string peer = absl::GetFlag(FLAGS_peer);
+  if (!peer.empty() && absl::GetFlag(FLAGS_compare_perftest)) {
+    return UsageError("--compare-perftest runs perftest loopback on this host; it cannot be combined with --peer");
+  }
   absl::StatusOr<std::vector<uint32_t>> sizes = ParseSizes(absl::GetFlag(FLAGS_sizes));
   if (!sizes.ok()) return UsageError(sizes.status());
   absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
   if (!device.ok()) return UsageError(device.status());
   const Selection& selection = device->selection;
+  std::unique_ptr<PeerLink> link;
+  if (!peer.empty()) {
+    absl::StatusOr<std::unique_ptr<PeerLink>> connected = PeerLink::Connect(peer, selection.transport);
+    if (!connected.ok()) return UsageError(connected.status());
+    link = *std::move(connected);
+    std::cerr << "rdmacheck bench: remote side on " << link->Describe() << std::endl;
+  }
 
   BenchRun run;
   run.device = selection.device;
   run.transport = TransportName(selection.transport);
   run.started = absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
+  run.peer = peer;
   const uint32_t max_size = *std::max_element(sizes->begin(), sizes->end());
-  const absl::Duration budget = Scaled(absl::Seconds(30));
   bool all_measured = true;
   for (const Measure& m : kMeasures) {
     for (uint32_t size : *sizes) {
       const int iterations = Iterations(m, size);
-      absl::StatusOr<ConnectedPair> pair = BenchPair(device->context.get(), selection, max_size);
-      if (!pair.ok()) return UsageError(absl::StrCat("cannot connect a loopback pair: ", pair.status().message()));
+      const absl::Duration budget = PointBudget(m.metric, size, iterations);
+      absl::StatusOr<ConnectedPair> pair = BenchPair(device->context.get(), selection, max_size, link.get());
+      if (!pair.ok()) {
+        return UsageError(absl::StrCat("cannot connect a ", link ? "pair to the peer" : "loopback pair", ": ",
+                                       pair.status().message()));
+      }
       run.method = pair->method() == ConnectMethod::kManual ? "manual" : "rdma_cm";
       BenchPoint p = std::string(m.metric) == "latency" ? MeasureLatency(*pair, m.op, size, iterations, budget)
                                                         : MeasureBandwidth(*pair, m.op, size, iterations, budget);

@@ -36,9 +36,10 @@ const std::vector<Command>& Commands() {
       {"report", "report [--out=DIR] RUN_DIR... | report diff [--format=text|json|md] OLD NEW",
        "write report.{json,md,html} over run directories (default --out=out); `diff` exits 1 on a regression",
        {"out", "format", "bench_threshold"}, ReportCommand},
-      {"bench", "bench [--device=D] [--sizes=64,4096,...] [--iters=N] [--compare-perftest] [--out=FILE]",
-       "datapath latency and bandwidth over a loopback pair; --compare-perftest runs perftest beside it",
-       With(kSelectionFlags, {"out", "sizes", "iters", "bw_bytes", "compare_perftest"}), BenchCommand},
+      {"bench", "bench [--device=D] [--sizes=64,4096,...] [--iters=N] [--compare-perftest | --peer=HOST:PORT] [--out=FILE]",
+       "datapath latency and bandwidth over a loopback pair (or with --peer, to `rdmacheck serve` on another host); "
+       "--compare-perftest runs perftest beside it",
+       With(kSelectionFlags, {"out", "sizes", "iters", "bw_bytes", "compare_perftest", "peer"}), BenchCommand},
       {"__child", "__child --events=FILE --gtest_filter=TESTS", "runs tests for `run` (internal)",
        With(kSelectionFlags, {"capabilities", "events", "peer"}), ChildCommand, /*hidden=*/true},
   };

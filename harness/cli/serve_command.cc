@@ -1,7 +1,7 @@
 // rdmacheck serve: the peer-host side of two-host mode. Opens the device and answers
 // `rdmacheck run --peer=HOST:PORT` processes over a TCP side channel, making the passive
-// endpoint of each of their pairs here (harness/remote/peer_server.h). Runs until
-// SIGINT or SIGTERM.
+// endpoint of each of their pairs here (harness/remote/peer_server.h), and the remote side
+// of `rdmacheck bench --peer` (bench/echo_side.h). Runs until SIGINT or SIGTERM.
 #include <signal.h>
 
 #include <atomic>
@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "bench/echo_side.h"
 #include "harness/cli/commands.h"
 #include "harness/remote/peer_server.h"
 #include "harness/selection_flags.h"
@@ -55,6 +56,7 @@ int ServeCommand(const std::vector<std::string>& positional) {
               << std::endl;
   };
   PeerServer server(device->context.get(), s);
+  AddEchoHandlers(server);  // the remote side of `bench --peer`
   absl::Status served = server.Serve(*listener, stop_requested, log);
   if (!served.ok()) return UsageError(served);
   log("stopped");

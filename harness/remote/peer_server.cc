@@ -30,7 +30,8 @@ nlohmann::json StateOf(const LocalEndpoint& e) {
 // One connection's endpoints and the handling of its requests.
 class Session {
  public:
-  Session(ibv_context* context, const Selection& selection) : context_(context), selection_(selection) {}
+  Session(ibv_context* context, const Selection& selection, const std::map<std::string, PeerServer::Handler>& handlers)
+      : context_(context), selection_(selection), handlers_(handlers) {}
 
   // The answer to `request` (without "seq"; the caller adds it).
   nlohmann::json Handle(const nlohmann::json& request) {
@@ -142,11 +143,13 @@ class Session {
       for (const ibv_wc& wc : *wcs) list.push_back(ToJson(wc));
       return nlohmann::json{{"wcs", list}};
     }
+    if (auto handler = handlers_.find(op); handler != handlers_.end()) return handler->second(*e, request);
     return absl::InvalidArgumentError(absl::StrCat("unknown request '", op, "'"));
   }
 
   ibv_context* context_;
   Selection selection_;
+  const std::map<std::string, PeerServer::Handler>& handlers_;
   int64_t next_id_ = 1;
   std::map<int64_t, std::unique_ptr<LocalEndpoint>> endpoints_;
 };
@@ -154,7 +157,7 @@ class Session {
 }  // namespace
 
 void PeerServer::RunSession(SideChannel channel, const std::atomic<bool>& stop) {
-  Session session(context_, selection_);
+  Session session(context_, selection_, handlers_);
   while (!stop.load()) {
     absl::StatusOr<nlohmann::json> request = channel.Receive(absl::Seconds(1));
     if (absl::IsDeadlineExceeded(request.status())) continue;  // idle: look at `stop`

@@ -33,14 +33,16 @@ class ProxyEndpoint : public Endpoint {
   absl::Status Accept(const PairOptions& options) override;
   absl::Status AwaitEstablished() override;
 
+  // One request about this endpoint, answered by the peer's `rdmacheck serve`: the ones
+  // above, or one a serve extension handles (PeerServer::AddHandler, e.g. bench's echo).
+  absl::StatusOr<nlohmann::json> Call(const char* op, nlohmann::json args = nlohmann::json::object(),
+                                      absl::Duration work = absl::ZeroDuration()) const;
+
  protected:
   absl::Status DoPostRecv(uint64_t wr_id, absl::Span<const Slice> sges) override;
   absl::Status DoPost(absl::Span<const SendRequest> requests) override;
 
  private:
-  // One request about this endpoint.
-  absl::StatusOr<nlohmann::json> Call(const char* op, nlohmann::json args = nlohmann::json::object(),
-                                      absl::Duration work = absl::ZeroDuration()) const;
   // The same for a pair-building step: the endpoint state in the answer is taken over.
   absl::StatusOr<nlohmann::json> Step(const char* op, nlohmann::json args, absl::Duration work = absl::ZeroDuration());
   absl::StatusOr<std::vector<ibv_wc>> Poll(const char* queue, int count, absl::Duration timeout, bool drain);

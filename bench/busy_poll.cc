@@ -1,0 +1,59 @@
+#include "bench/busy_poll.h"
+
+#include "harness/connection/work_requests.h"
+
+namespace rdmacheck {
+
+absl::Status TimedOut(absl::string_view what) { return absl::DeadlineExceededError(absl::StrCat("timed out ", what)); }
+
+absl::Status CheckWc(const ibv_wc& wc) {
+  if (wc.status == IBV_WC_SUCCESS) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("completion error: ", DescribeWc(wc)));
+}
+
+absl::Status ReapSends(Endpoint& e) {
+  if (e.send_cq() == e.recv_cq()) return absl::OkStatus();  // PollFor drops them there
+  ibv_wc wcs[16];
+  int n = ibv_poll_cq(e.send_cq(), 16, wcs);
+  if (n < 0) return absl::InternalError("ibv_poll_cq failed reaping sends");
+  for (int i = 0; i < n; ++i) RDMACHECK_RETURN_IF_ERROR(CheckWc(wcs[i]));
+  return absl::OkStatus();
+}
+
+unsigned InlineFlag(const Endpoint& e, uint32_t size) {
+  return size > 0 && size <= e.granted_cap().max_inline_data ? IBV_SEND_INLINE : 0;
+}
+
+absl::Status PostRecvs(Endpoint& e, uint32_t offset, uint32_t size, int count) {
+  for (int i = 0; i < count; ++i) RDMACHECK_RETURN_IF_ERROR(e.PostRecv(0, offset, size));
+  return absl::OkStatus();
+}
+
+uint32_t PingPongRecvOffset(const Endpoint& e) { return static_cast<uint32_t>(e.buffer_size() / 2); }
+
+absl::Status PostPingPongSend(Endpoint& e, uint32_t size, int i) {
+  ibv_sge sge = e.Sge(0, size);
+  ibv_send_wr wr = SendWr(i, &sge, size ? 1 : 0, IBV_WR_SEND, Signal(i) | InlineFlag(e, size));
+  return e.PostSend(wr);
+}
+
+uint8_t Mark(int i) { return static_cast<uint8_t>(i % 255 + 1); }
+
+absl::Status PostPingPongWrite(Endpoint& e, uint32_t size, int i) {
+  const uint32_t from = static_cast<uint32_t>(e.buffer_size() / 2);
+  e.buffer()[from + size - 1] = Mark(i);
+  ibv_sge sge = e.Sge(from, size);
+  ibv_send_wr wr = RdmaWr(i, &sge, 1, IBV_WR_RDMA_WRITE, e.peer_buffer().At(0, size), Signal(i) | InlineFlag(e, size));
+  RDMACHECK_RETURN_IF_ERROR(e.PostSend(wr));
+  return ReapSends(e);
+}
+
+absl::Status AwaitMark(const Endpoint& e, uint32_t size, uint8_t mark, Deadline& deadline) {
+  volatile const uint8_t* last = e.buffer().data() + size - 1;
+  while (*last != mark) {
+    if (deadline.Passed()) return TimedOut("waiting for an RDMA WRITE to land");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace rdmacheck

@@ -1,0 +1,87 @@
+// The tight-loop primitives both sides of a bench point use: a deadline cheap enough to
+// check on every poll, busy-polling a CQ for one kind of completion, and the small
+// policies (inline, signaling, the write ping-pong's last-byte mark) the loops share.
+// Plain verbs on an endpoint in this process; every wait ends at its deadline.
+#ifndef RDMACHECK_BENCH_BUSY_POLL_H_
+#define RDMACHECK_BENCH_BUSY_POLL_H_
+
+#include <infiniband/verbs.h>
+
+#include <chrono>
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "harness/completion.h"
+#include "harness/connection/endpoint.h"
+#include "harness/status.h"
+
+namespace rdmacheck {
+
+inline constexpr int kWindow = 128;      // outstanding WRs (perftest's default tx depth)
+inline constexpr int kSignalEvery = 16;  // one signaled WR per batch (perftest: cq_mod 100)
+
+using BenchClock = std::chrono::steady_clock;
+
+// A busy-poll deadline: checking the clock on every poll would cost more than the poll.
+class Deadline {
+ public:
+  explicit Deadline(absl::Duration budget) : end_(BenchClock::now() + absl::ToChronoNanoseconds(budget)) {}
+  bool Passed() { return (++calls_ & 0x3ff) == 0 && BenchClock::now() > end_; }
+
+ private:
+  BenchClock::time_point end_;
+  uint32_t calls_ = 0;
+};
+
+absl::Status TimedOut(absl::string_view what);
+absl::Status CheckWc(const ibv_wc& wc);  // an error status for a failed completion
+
+inline bool IsRecv(const ibv_wc& wc) { return (wc.opcode & IBV_WC_RECV) != 0; }
+inline bool IsSend(const ibv_wc& wc) { return !IsRecv(wc); }
+
+// Busy-polls `cq` until a completion that `wanted` accepts arrives; others (sends on a
+// shared CQ) are checked and dropped. Returns the wanted completion's wr_id.
+template <typename Wanted>
+absl::StatusOr<uint64_t> PollFor(ibv_cq* cq, Wanted wanted, Deadline& deadline, absl::string_view what) {
+  ibv_wc wc;
+  while (true) {
+    int n = ibv_poll_cq(cq, 1, &wc);
+    if (n < 0) return absl::InternalError(absl::StrCat("ibv_poll_cq failed ", what));
+    if (n == 1) {
+      RDMACHECK_RETURN_IF_ERROR(CheckWc(wc));
+      if (wanted(wc)) return wc.wr_id;
+    } else if (deadline.Passed()) {
+      return TimedOut(what);
+    }
+  }
+}
+
+// Drops whatever send completions are ready (the signaled sends of the latency loops).
+absl::Status ReapSends(Endpoint& e);
+
+// IBV_SEND_INLINE when `size` fits the QP's inline data, else 0.
+unsigned InlineFlag(const Endpoint& e, uint32_t size);
+
+// One signaled WR in kSignalEvery keeps the send queue from filling with completions
+// nobody polls (IBTA 10.8.6: unsignaled WRs complete with the next signaled one).
+inline unsigned Signal(int i) { return (i % kSignalEvery == kSignalEvery - 1) ? IBV_SEND_SIGNALED : 0; }
+
+// `count` receives of `size` bytes at `offset`.
+absl::Status PostRecvs(Endpoint& e, uint32_t offset, uint32_t size, int count);
+
+// The SEND ping-pong: both sides send from offset 0 and receive at the buffer's middle.
+uint32_t PingPongRecvOffset(const Endpoint& e);
+absl::Status PostPingPongSend(Endpoint& e, uint32_t size, int i);
+
+// The RDMA WRITE ping-pong: each side writes from the upper half of its buffer into the
+// lower half of the other's, marking the last byte with the iteration (never 0: buffers
+// start zeroed), and waits for the other's mark in the last byte of its own lower half.
+uint8_t Mark(int i);
+absl::Status PostPingPongWrite(Endpoint& e, uint32_t size, int i);
+absl::Status AwaitMark(const Endpoint& e, uint32_t size, uint8_t mark, Deadline& deadline);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_BENCH_BUSY_POLL_H_
