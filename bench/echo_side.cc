@@ -3,7 +3,6 @@
 #include "absl/strings/str_cat.h"
 #include "bench/busy_poll.h"
 #include "harness/remote/proxy_endpoint.h"
-#include "harness/timeouts.h"
 
 namespace rdmacheck {
 namespace {
@@ -39,8 +38,6 @@ absl::Status NeedsLocal(const Endpoint& e) {
   if (e.in_this_process()) return absl::OkStatus();
   return absl::InternalError("a bench echo job runs on an endpoint in this process");
 }
-
-int64_t Millis(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
 
 }  // namespace
 
@@ -105,7 +102,7 @@ absl::StatusOr<std::unique_ptr<EchoSide>> EchoSide::Start(Endpoint& e, const Ech
     auto& proxy = static_cast<ProxyEndpoint&>(e);
     RDMACHECK_RETURN_IF_ERROR(proxy.Call("bench_arm", {{"job", ToJson(job)}}).status());
     side->thread_ = std::thread([&proxy, job, budget, s = side.get()] {
-      s->status_ = proxy.Call("bench_echo", {{"job", ToJson(job)}, {"budget_ms", Millis(budget)}}, budget).status();
+      s->status_ = proxy.Call("bench_echo", {{"job", ToJson(job)}, {"budget_ms", absl::ToInt64Milliseconds(budget)}}, budget).status();
     });
   }
   return side;
