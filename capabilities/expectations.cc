@@ -208,12 +208,12 @@ absl::StatusOr<std::vector<ExpectationFile>> AllShippedExpectations() {
   return files;
 }
 
-std::vector<std::string> StaleEntries(const ExpectationFile& file, const std::vector<RegisteredTest>& tests) {
+std::vector<std::string> StaleEntries(const ExpectationFile& file, const std::vector<std::string>& test_names) {
   std::vector<std::string> stale;
   const std::string name = std::filesystem::path(file.path).filename().string();
   for (size_t i = 0; i < file.entries.size(); ++i) {
     const Expectation& e = file.entries[i];
-    bool used = std::any_of(tests.begin(), tests.end(), [&](const RegisteredTest& t) { return e.Matches(t.name); });
+    bool used = std::any_of(test_names.begin(), test_names.end(), [&](const std::string& t) { return e.Matches(t); });
     if (!used) {
       stale.push_back(absl::StrCat(name, " entry ", i, ": pattern '", e.test, "' matches no registered test"));
     }

@@ -20,8 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "harness/run/results.h"
-#include "harness/run/test_selection.h"
+#include "results/results.h"
 #include "nlohmann/json.hpp"
 
 namespace rdmacheck {
@@ -70,7 +69,8 @@ absl::StatusOr<std::optional<ExpectationFile>> ExpectationsForDriver(const std::
 absl::StatusOr<std::vector<ExpectationFile>> AllShippedExpectations();
 
 // "siw.json entry 3: pattern 'PdTest.Gone*' matches no registered test", one per stale entry.
-std::vector<std::string> StaleEntries(const ExpectationFile& file, const std::vector<RegisteredTest>& tests);
+// `test_names`: GoogleTest full names of every registered test.
+std::vector<std::string> StaleEntries(const ExpectationFile& file, const std::vector<std::string>& test_names);
 
 // The entry that applies to `test_name` in this environment, or nullptr.
 const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,

@@ -1,6 +1,6 @@
 // The report model: one or more runs of `rdmacheck run`, side by side.
 //
-// A run directory holds results.json (harness/run/results.h) and capabilities.json
+// A run directory holds results.json (results/results.h) and capabilities.json
 // (capabilities/profile.h). The model keeps both as the run wrote them and derives what a
 // reader compares: the test matrix (rows: tests grouped by suite, columns: devices), the
 // capability matrix, the rows where devices differ, and the quirks (every deviation a run
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "harness/run/results.h"
+#include "results/results.h"
 #include "nlohmann/json.hpp"
 
 namespace rdmacheck {

@@ -7,7 +7,7 @@
 #include "bench/echo_side.h"
 #include "bench/perftest.h"
 #include "bench/stats.h"
-#include "harness/testing/status_matchers.h"
+#include "testing/status_matchers.h"
 
 namespace rdmacheck {
 namespace {

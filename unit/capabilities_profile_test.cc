@@ -4,7 +4,7 @@
 #include "capabilities/profile_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "harness/testing/status_matchers.h"
+#include "testing/status_matchers.h"
 
 namespace rdmacheck {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/testing/completion_matchers.h"
+#include "testing/completion_matchers.h"
 
 #include <arpa/inet.h>
 

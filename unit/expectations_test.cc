@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "harness/testing/status_matchers.h"
+#include "testing/status_matchers.h"
 
 namespace rdmacheck {
 namespace {
@@ -22,12 +22,6 @@ ExpectationFile File(std::vector<nlohmann::json> entries) {
       ParseExpectations({{"driver", "siw"}, {"expectations", entries}}, "/x/siw.json");
   EXPECT_TRUE(file.ok()) << file.status();
   return file.ok() ? *file : ExpectationFile{};
-}
-
-RegisteredTest Registered(std::string name) {
-  RegisteredTest t;
-  t.name = std::move(name);
-  return t;
 }
 
 TestResult Result(TestStatus status) {
@@ -97,7 +91,7 @@ TEST(ExpectationMatchTest, AnEntryOutsideItsVersionRangeDoesNotApply) {
 
 TEST(StaleEntriesTest, APatternThatMatchesNoRegisteredTestIsStale) {
   ExpectationFile file = File({Entry("PdTest.*"), Entry("GoneTest.Removed")});
-  std::vector<RegisteredTest> tests = {Registered("PdTest.AllocDealloc"), Registered("Inst/CqTest.Create/0")};
+  std::vector<std::string> tests = {"PdTest.AllocDealloc", "Inst/CqTest.Create/0"};
   EXPECT_THAT(StaleEntries(file, tests),
               ElementsAre("siw.json entry 1: pattern 'GoneTest.Removed' matches no registered test"));
   EXPECT_THAT(StaleEntries(File({Entry("CqTest.Create")}), tests), IsEmpty());

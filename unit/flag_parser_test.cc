@@ -1,11 +1,11 @@
 // Flag parsing: each command takes its own flags; bad values are usage errors.
-#include "harness/cli/flag_parser.h"
+#include "cli/flag_parser.h"
 
 #include "absl/flags/flag.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/selection_flags.h"
-#include "harness/testing/status_matchers.h"
+#include "testing/status_matchers.h"
 #include "harness/timeouts.h"
 
 namespace rdmacheck {

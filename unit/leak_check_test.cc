@@ -1,10 +1,10 @@
 // The leak check's bookkeeping: counting a process's objects in `rdma -j resource show`
 // output, and naming what leaked.
-#include "harness/run/leak_check.h"
+#include "runner/leak_check.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "harness/testing/status_matchers.h"
+#include "testing/status_matchers.h"
 
 namespace rdmacheck {
 namespace {

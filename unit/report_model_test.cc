@@ -5,7 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "harness/testing/status_matchers.h"
+#include "testing/status_matchers.h"
 #include "unit/report_fixtures.h"
 
 namespace rdmacheck {

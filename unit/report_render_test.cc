@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "harness/testing/status_matchers.h"
+#include "testing/status_matchers.h"
 #include "reports/report_html.h"
 #include "reports/report_json.h"
 #include "reports/report_markdown.h"

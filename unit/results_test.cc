@@ -1,9 +1,9 @@
 // results.json and junit.xml: the run's record.
-#include "harness/run/results.h"
+#include "results/results.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "harness/testing/status_matchers.h"
+#include "testing/status_matchers.h"
 
 namespace rdmacheck {
 namespace {

@@ -1,10 +1,10 @@
 // Test selection (--suites, --gtest_filter) and catalogue keys.
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "harness/run/events.h"
-#include "harness/run/test_selection.h"
-#include "harness/testing/catalogue.h"
-#include "harness/testing/status_matchers.h"
+#include "runner/events.h"
+#include "runner/test_selection.h"
+#include "testing/catalogue.h"
+#include "testing/status_matchers.h"
 
 namespace rdmacheck {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "harness/completion.h"
 #include "harness/status.h"
-#include "harness/testing/pair_test.h"
+#include "testing/pair_test.h"
 #include "harness/verbs/factories.h"
 #include "suites/access/guarded_region.h"
 #include "suites/access/refusal.h"

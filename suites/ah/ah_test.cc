@@ -11,7 +11,7 @@
 
 #include "harness/completion.h"
 #include "harness/connection/work_requests.h"
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {

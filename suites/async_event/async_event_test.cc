@@ -6,8 +6,8 @@
 #include <cerrno>
 
 #include "harness/completion.h"
-#include "harness/testing/async_events.h"
-#include "harness/testing/device_test.h"
+#include "testing/async_events.h"
+#include "testing/device_test.h"
 
 namespace rdmacheck {
 namespace {

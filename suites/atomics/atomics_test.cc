@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "harness/connection/cm_steps.h"
-#include "harness/testing/completion_matchers.h"
-#include "harness/testing/pair_test.h"
+#include "testing/completion_matchers.h"
+#include "testing/pair_test.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "harness/completion.h"
-#include "harness/testing/completion_source.h"
-#include "harness/testing/device_test.h"
+#include "testing/completion_source.h"
+#include "testing/device_test.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {

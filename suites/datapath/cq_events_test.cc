@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "harness/testing/completion_matchers.h"
-#include "harness/testing/pair_test.h"
+#include "testing/completion_matchers.h"
+#include "testing/pair_test.h"
 
 namespace rdmacheck {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/testing/completion_matchers.h"
-#include "harness/testing/pair_test.h"
+#include "testing/completion_matchers.h"
+#include "testing/pair_test.h"
 
 namespace rdmacheck {
 namespace {

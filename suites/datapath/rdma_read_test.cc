@@ -3,9 +3,9 @@
 
 #include <vector>
 
-#include "harness/testing/completion_matchers.h"
-#include "harness/testing/message_sizes.h"
-#include "harness/testing/pair_test.h"
+#include "testing/completion_matchers.h"
+#include "testing/message_sizes.h"
+#include "testing/pair_test.h"
 
 namespace rdmacheck {
 namespace {

@@ -3,8 +3,8 @@
 // there), so these need capability rnr_retry.
 #include <infiniband/verbs.h>
 
-#include "harness/testing/completion_matchers.h"
-#include "harness/testing/pair_test.h"
+#include "testing/completion_matchers.h"
+#include "testing/pair_test.h"
 
 namespace rdmacheck {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "harness/device.h"
 #include "harness/verbs/factories.h"
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 
 namespace rdmacheck {
 namespace {

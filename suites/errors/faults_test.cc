@@ -9,8 +9,8 @@
 
 #include "harness/completion.h"
 #include "harness/connection/qp_attr.h"
-#include "harness/testing/completion_matchers.h"
-#include "harness/testing/pair_test.h"
+#include "testing/completion_matchers.h"
+#include "testing/pair_test.h"
 
 namespace rdmacheck {
 namespace {

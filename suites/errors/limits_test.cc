@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "harness/status.h"
-#include "harness/testing/completion_matchers.h"
-#include "harness/testing/device_test.h"
+#include "testing/completion_matchers.h"
+#include "testing/device_test.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {

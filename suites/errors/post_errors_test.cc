@@ -10,8 +10,8 @@
 
 #include "harness/completion.h"
 #include "harness/status.h"
-#include "harness/testing/completion_matchers.h"
-#include "harness/testing/pair_test.h"
+#include "testing/completion_matchers.h"
+#include "testing/pair_test.h"
 
 namespace rdmacheck {
 namespace {

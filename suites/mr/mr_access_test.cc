@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {

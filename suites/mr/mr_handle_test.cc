@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {

@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "harness/verbs/factories.h"
 #include "suites/mr/mapped_memory.h"
 

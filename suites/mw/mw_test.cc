@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "harness/completion.h"
 #include "harness/status.h"
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {

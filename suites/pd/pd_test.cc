@@ -4,7 +4,7 @@
 #include <set>
 #include <vector>
 
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {

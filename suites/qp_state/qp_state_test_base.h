@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "harness/connection/qp_attr.h"
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "suites/qp_state/qp_under_test.h"
 
 namespace rdmacheck {

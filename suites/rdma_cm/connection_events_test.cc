@@ -3,7 +3,7 @@
 // side hangs up.
 #include <rdma/rdma_cma.h>
 
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "suites/rdma_cm/cm_side.h"
 
 namespace rdmacheck {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "suites/rdma_cm/cm_side.h"
 
 namespace rdmacheck {

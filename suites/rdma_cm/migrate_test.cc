@@ -4,8 +4,8 @@
 #include <rdma/rdma_cma.h>
 
 #include "harness/connection/cm_events.h"
-#include "harness/testing/completion_matchers.h"
-#include "harness/testing/pair_test.h"
+#include "testing/completion_matchers.h"
+#include "testing/pair_test.h"
 
 namespace rdmacheck {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "harness/patterns.h"
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "suites/rdma_cm/cm_side.h"
 
 namespace rdmacheck {

@@ -9,7 +9,7 @@
 
 #include "harness/completion.h"
 #include "harness/connection/work_requests.h"
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "suites/rdma_cm/cm_side.h"
 
 namespace rdmacheck {

@@ -3,8 +3,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
-#include "harness/testing/completion_matchers.h"
-#include "harness/testing/device_test.h"
+#include "testing/completion_matchers.h"
+#include "testing/device_test.h"
 
 namespace rdmacheck {
 namespace {

@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <string>
 
-#include "harness/testing/device_test.h"
+#include "testing/device_test.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {

@@ -1,0 +1,59 @@
+// rdmacheck __child: the process `run` starts per suite. Opens the device, runs the tests
+// GoogleTest's --gtest_filter names, and reports each through the events file.
+#include <unistd.h>
+
+#include "absl/flags/flag.h"
+#include "gtest/gtest.h"
+#include "cli/commands.h"
+#include "harness/remote/peer_link.h"
+#include "runner/events.h"
+#include "runner/leak_check.h"
+#include "harness/timeouts.h"
+#include "harness/selection_flags.h"
+#include "testing/test_device.h"
+
+ABSL_DECLARE_FLAG(std::string, capabilities);
+ABSL_FLAG(std::string, events, "", "File the child appends test events to (internal)");
+
+namespace rdmacheck {
+
+int ChildCommand(const std::vector<std::string>& positional) {
+  const std::string events = absl::GetFlag(FLAGS_events);
+  if (events.empty() || !positional.empty()) return UsageError("__child needs --events=FILE and no arguments");
+  absl::StatusOr<SelectionRequest> request = SelectionRequestFromFlags();
+  absl::Status opened = request.ok() ? TestDevice::Open(*request, absl::GetFlag(FLAGS_capabilities)) : request.status();
+  if (opened.ok() && !absl::GetFlag(FLAGS_peer).empty()) {  // two-host mode
+    absl::StatusOr<std::unique_ptr<PeerLink>> link =
+        PeerLink::Connect(absl::GetFlag(FLAGS_peer), TestDevice::Get().selection().transport);
+    if (link.ok()) {
+      TestDevice::SetPeer(*std::move(link));
+    } else {
+      opened = link.status();
+    }
+  }
+  if (!opened.ok()) {
+    TestEvent fatal;
+    fatal.kind = TestEvent::Kind::kFatal;
+    fatal.message = std::string(opened.message());
+    AppendEvent(events, fatal);
+    return UsageError(opened);
+  }
+  const absl::StatusOr<ObjectCounts> baseline = CountProcessObjects(getpid());
+  ::testing::UnitTest::GetInstance()->listeners().Append(MakeEventWriter(events).release());
+  int failed = RUN_ALL_TESTS();  // outcomes travel through the events file
+  (void)failed;
+  if (baseline.ok()) {  // the leak check: one more result of the suite
+    const absl::Time start = absl::Now();
+    const std::string leak = CheckForLeaks(getpid(), *baseline, Scaled(absl::Seconds(2)));
+    TestEvent result;
+    result.kind = TestEvent::Kind::kEnd;
+    result.name = kLeakCheckTest;
+    result.status = leak.empty() ? TestStatus::kPass : TestStatus::kFail;
+    result.message = leak;
+    result.duration_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
+    AppendEvent(events, result);
+  }
+  return kExitOk;
+}
+
+}  // namespace rdmacheck

@@ -1,0 +1,56 @@
+#include "cli/commands.h"
+
+#include <iostream>
+
+#include "absl/flags/flag.h"
+
+ABSL_FLAG(std::string, format, "text", "Output format: text or json (list and report diff also: md)");
+ABSL_FLAG(std::string, out, "",
+          "Where to write: a directory for run (default out/<device>) and report (default out), a file for probe "
+          "(default stdout)");
+
+namespace rdmacheck {
+namespace {
+std::vector<absl::string_view> With(std::vector<absl::string_view> flags, std::vector<absl::string_view> more) {
+  flags.insert(flags.end(), more.begin(), more.end());
+  return flags;
+}
+}  // namespace
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> commands = {
+      {"devices", "devices [--format=text|json]",
+       "list RDMA devices: transport, link layer, port states, GID table", {"format"}, DevicesCommand},
+      {"run", "run [--device=D] [--out=DIR] [--suites=a,b] [--gtest_filter=PATTERN] [--capabilities=FILE] [--expectations=FILE | --no_expectations] [--peer=HOST:PORT]",
+       "probe the device, run the conformance suites on it, write results.json and junit.xml",
+       With(kSelectionFlags, {"out", "suites", "capabilities", "test_timeout", "expectations", "no_expectations", "peer"}), RunCommand},
+      {"serve", "serve [--device=D] [--listen=PORT]",
+       "two-host mode: serve the peer side of `run --peer=HOST:PORT` (the passive endpoint of every pair)",
+       With(kSelectionFlags, {"listen"}), ServeCommand},
+      {"probe", "probe [--device=D] [--format=text|json] [--out=FILE] [--expect=FACTS]",
+       "print the device's capability profile: declared and observed", With(kSelectionFlags, {"format", "out", "expect"}),
+       ProbeCommand},
+      {"list", "list [--format=text|json|md] [--check]",
+       "print the catalogue of tests: what each checks, its reference, what it needs", {"format", "check"},
+       ListCommand},
+      {"report", "report [--out=DIR] RUN_DIR... | report diff [--format=text|json|md] OLD NEW",
+       "write report.{json,md,html} over run directories (default --out=out); `diff` exits 1 on a regression",
+       {"out", "format", "bench_threshold"}, ReportCommand},
+      {"bench", "bench [--device=D] [--sizes=64,4096,...] [--iters=N] [--compare-perftest | --peer=HOST:PORT] [--out=FILE]",
+       "datapath latency and bandwidth over a loopback pair (or with --peer, to `rdmacheck serve` on another host); "
+       "--compare-perftest runs perftest beside it",
+       With(kSelectionFlags, {"out", "sizes", "iters", "bw_bytes", "compare_perftest", "peer"}), BenchCommand},
+      {"__child", "__child --events=FILE --gtest_filter=TESTS", "runs tests for `run` (internal)",
+       With(kSelectionFlags, {"capabilities", "events", "peer"}), ChildCommand, /*hidden=*/true},
+  };
+  return commands;
+}
+
+int UsageError(absl::string_view message) {
+  std::cerr << "rdmacheck: " << message << std::endl;
+  return kExitUsage;
+}
+
+int UsageError(const absl::Status& status) { return UsageError(status.message()); }
+
+}  // namespace rdmacheck

@@ -1,0 +1,56 @@
+// rdmacheck's subcommands. Each lives in its own *_command.cc and is listed in commands.cc.
+//
+// Exit codes, for every command: 0 success, 1 the command ran and found failures
+// (failed tests, a regression), 2 it could not run (bad flags, unknown device, no device,
+// unreadable file) — with one line on stderr saying why.
+#ifndef RDMACHECK_CLI_COMMANDS_H_
+#define RDMACHECK_CLI_COMMANDS_H_
+
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/status/status.h"
+
+// Flags several commands share (defined in commands.cc).
+ABSL_DECLARE_FLAG(std::string, format);
+ABSL_DECLARE_FLAG(std::string, out);
+
+namespace rdmacheck {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailures = 1;
+inline constexpr int kExitUsage = 2;
+
+struct Command {
+  absl::string_view name;
+  absl::string_view usage;    // "run [--device=D] [--out=DIR] ..."
+  absl::string_view summary;  // one line for `rdmacheck help`
+  std::vector<absl::string_view> flags;
+  int (*run)(const std::vector<std::string>& positional);
+  bool hidden = false;  // internal (the child side of `run`)
+};
+
+const std::vector<Command>& Commands();
+
+// Prints "rdmacheck: <message>" on stderr and returns kExitUsage.
+int UsageError(absl::string_view message);
+int UsageError(const absl::Status& status);
+
+// The commands.
+int DevicesCommand(const std::vector<std::string>& positional);
+int RunCommand(const std::vector<std::string>& positional);
+int ChildCommand(const std::vector<std::string>& positional);
+int ListCommand(const std::vector<std::string>& positional);
+int ProbeCommand(const std::vector<std::string>& positional);
+int ReportCommand(const std::vector<std::string>& positional);
+int ServeCommand(const std::vector<std::string>& positional);
+int BenchCommand(const std::vector<std::string>& positional);
+
+// Flags every device command takes.
+inline const std::vector<absl::string_view> kSelectionFlags = {"device", "port", "gid_index", "timeout_multiplier"};
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_CLI_COMMANDS_H_

@@ -1,0 +1,163 @@
+// rdmacheck run: the conformance run on one device.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/str_join.h"
+#include "capabilities/expectations.h"
+#include "capabilities/probe.h"
+#include "gtest/gtest.h"
+#include "cli/commands.h"
+#include "cli/flag_parser.h"
+#include "harness/remote/peer_link.h"
+#include "runner/conformance_run.h"
+#include "harness/selection_flags.h"
+#include "harness/timeouts.h"
+
+ABSL_FLAG(std::vector<std::string>, suites, {}, "Comma-separated suites to run (default: all), e.g. device,pd");
+ABSL_FLAG(std::string, capabilities, "",
+          "Use this capability profile (capabilities.json of an earlier run or `probe --format=json`) instead of probing");
+ABSL_FLAG(std::string, expectations, "",
+          "Expected deviations to apply (default: capabilities/expectations/<driver>.json for the device's driver)");
+ABSL_FLAG(bool, no_expectations, false, "Apply no expectation file: report raw outcomes");
+ABSL_FLAG(int, test_timeout, 300, "Watchdog: seconds one test may run before it is killed and failed (scaled by --timeout_multiplier)");
+
+namespace rdmacheck {
+namespace {
+
+void PrintResult(const TestResult& r) {
+  std::string line = absl::StrFormat("[%s] %-5s %s (%.0f ms)", r.suite, absl::AsciiStrToUpper(TestStatusName(r.status)),
+                                     r.name, r.duration_ms);
+  if (r.status == TestStatus::kSkip) absl::StrAppend(&line, ": ", r.message);
+  if (r.status == TestStatus::kXfail || r.status == TestStatus::kXpass) {
+    absl::StrAppend(&line, " (expected to fail: ", r.expectation_reason, ")");
+  }
+  if (r.status == TestStatus::kFail || r.status == TestStatus::kXpass) {
+    absl::StrAppend(&line, "\n    ", absl::StrReplaceAll(r.message, {{"\n", "\n    "}}));
+  }
+  std::cout << line << std::endl;
+}
+
+// The expectation file this run applies, with every pattern checked against the registered
+// tests (a stale pattern is an error); nullopt when none applies.
+absl::StatusOr<std::optional<ExpectationFile>> RunExpectations(const std::string& driver) {
+  const std::string path = absl::GetFlag(FLAGS_expectations);
+  if (absl::GetFlag(FLAGS_no_expectations)) {
+    if (!path.empty()) return absl::InvalidArgumentError("--expectations and --no_expectations exclude each other");
+    return std::optional<ExpectationFile>();
+  }
+  absl::StatusOr<std::optional<ExpectationFile>> file =
+      path.empty() ? ExpectationsForDriver(driver) : absl::StatusOr<std::optional<ExpectationFile>>(LoadExpectations(path));
+  if (!file.ok() || !*file) return file;
+  std::vector<std::string> stale = StaleEntries(**file, RegisteredTestNames());
+  if (!stale.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat((*file)->path, ": ", absl::StrJoin(stale, "; ")));
+  }
+  return file;
+}
+
+std::string Executable() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "rdmacheck" : self.string();
+}
+
+}  // namespace
+
+int RunCommand(const std::vector<std::string>& positional) {
+  if (!positional.empty()) return UsageError("run takes no positional arguments: " + positional[0]);
+  if (absl::GetFlag(FLAGS_timeout_multiplier) <= 0) return UsageError("--timeout_multiplier must be > 0");
+  if (absl::GetFlag(FLAGS_test_timeout) <= 0) return UsageError("--test_timeout must be > 0 seconds");
+
+  RunPlan plan;
+  {
+    absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
+    if (!device.ok()) return UsageError(device.status());
+    plan.selection = device->selection;
+
+    absl::StatusOr<std::vector<RegisteredTest>> tests =
+        SelectTests(RegisteredTests(), absl::GetFlag(FLAGS_suites), GTEST_FLAG_GET(filter));
+    if (!tests.ok()) return UsageError(tests.status());
+    if (tests->empty()) return UsageError("no test matches --suites / --gtest_filter");
+    plan.tests = *std::move(tests);
+
+    absl::StatusOr<Profile> profile = absl::GetFlag(FLAGS_capabilities).empty()
+                                          ? ProbeDevice(device->context.get(), plan.selection)
+                                          : LoadProfile(absl::GetFlag(FLAGS_capabilities));
+    if (!profile.ok()) return UsageError(profile.status());
+    plan.profile = *std::move(profile);
+  }  // the children open the device themselves
+
+  absl::StatusOr<std::optional<ExpectationFile>> expectations = RunExpectations(plan.profile.identity.driver);
+  if (!expectations.ok()) return UsageError(expectations.status());
+  const Identity& identity = plan.profile.identity;
+  auto judge = [&](TestResult& r) {
+    if (*expectations) ApplyExpectation(FindExpectation(**expectations, r.name, identity.kernel, identity.rdma_core), r);
+  };
+
+  plan.out_dir = absl::GetFlag(FLAGS_out).empty() ? "out/" + plan.selection.device : absl::GetFlag(FLAGS_out);
+  std::error_code ec;
+  std::filesystem::create_directories(plan.out_dir, ec);
+  if (ec) return UsageError(absl::StrCat("cannot create ", plan.out_dir, ": ", ec.message()));
+  const std::string profile_path = plan.out_dir + "/capabilities.json";
+  if (absl::Status s = SaveProfile(plan.profile, profile_path); !s.ok()) return UsageError(s);
+
+  plan.executable = Executable();
+  plan.child_flags = {absl::StrCat("--device=", plan.selection.device), absl::StrCat("--port=", plan.selection.port),
+                      absl::StrCat("--gid_index=", plan.selection.gid.index),
+                      absl::StrCat("--capabilities=", std::filesystem::absolute(profile_path).string())};
+  for (std::string& flag : NonDefaultFlags({"timeout_multiplier", "peer"})) plan.child_flags.push_back(std::move(flag));
+  plan.test_timeout = Scaled(absl::Seconds(absl::GetFlag(FLAGS_test_timeout)));
+  plan.on_result = [&](const TestResult& r) {
+    TestResult judged = r;
+    judge(judged);
+    PrintResult(judged);
+  };
+
+  const Selection& s = plan.selection;
+  std::cout << absl::StrFormat("rdmacheck run: %s port %d GID %d (%s %s), transport %s, link %s; %d tests\n",
+                               s.device, s.port, s.gid.index, s.gid.TypeName(), s.gid.Address(),
+                               TransportName(s.transport), LinkLayerName(s.port_attr.link_layer), plan.tests.size())
+            << std::flush;
+
+  // Two-host mode: the peer must answer before any child relies on it.
+  if (const std::string peer = absl::GetFlag(FLAGS_peer); !peer.empty()) {
+    absl::StatusOr<std::unique_ptr<PeerLink>> link = PeerLink::Connect(peer, s.transport);
+    if (!link.ok()) return UsageError(link.status());
+    std::cout << "rdmacheck run: two-host mode: remote endpoints on " << (*link)->Describe() << std::endl;
+  }
+
+  RunResults results = Execute(plan);
+  if (!absl::GetFlag(FLAGS_peer).empty()) results.environment["peer"] = absl::GetFlag(FLAGS_peer);
+  for (TestResult& r : results.tests) judge(r);
+  results.environment["expectations"] = *expectations ? (*expectations)->path
+                                        : absl::GetFlag(FLAGS_no_expectations) ? "none (--no_expectations)"
+                                                                               : "none";
+  RunSummary sum = Summarize(results.tests);
+  const std::string json_path = plan.out_dir + "/results.json";
+  absl::Status written = WriteFile(json_path, ResultsToJson(results).dump(2) + "\n");
+  if (written.ok()) written = WriteFile(plan.out_dir + "/junit.xml", ResultsToJunit(results));
+  if (!written.ok()) return UsageError(written);
+
+  std::string skips;
+  for (const auto& [cap, n] : sum.skipped_by_capability) absl::StrAppend(&skips, skips.empty() ? "" : ", ", cap, " ", n);
+  std::cout << absl::StrFormat("rdmacheck run: %s: %d tests: %d passed, %d failed, %d skipped, %d xfail, %d xpass in %.1f s",
+                               s.device, sum.total, sum.pass, sum.fail, sum.skip, sum.xfail, sum.xpass,
+                               results.duration_ms / 1000);
+  if (!skips.empty()) std::cout << " (skipped for: " << skips << ")";
+  for (const SuiteTiming& suite : results.suites) {
+    std::cout << absl::StrFormat("\nrdmacheck run: suite %s: %.1f s, of it %.1f s test set-up (fixtures, pairs)",
+                                 suite.name, suite.duration_ms / 1000, suite.setup_ms / 1000);
+  }
+  std::cout << "\nrdmacheck run: results in " << json_path << std::endl;
+  return ExitCodeFor(sum);
+}
+
+}  // namespace rdmacheck

@@ -1,0 +1,230 @@
+#include "results/results.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace rdmacheck {
+
+namespace {
+constexpr std::pair<TestStatus, const char*> kStatusNames[] = {
+    {TestStatus::kPass, "pass"},   {TestStatus::kFail, "fail"},   {TestStatus::kSkip, "skip"},
+    {TestStatus::kXfail, "xfail"}, {TestStatus::kXpass, "xpass"},
+};
+}  // namespace
+
+const char* TestStatusName(TestStatus status) {
+  for (const auto& [s, name] : kStatusNames) {
+    if (s == status) return name;
+  }
+  return "unknown";
+}
+
+absl::StatusOr<TestStatus> TestStatusFromName(absl::string_view name) {
+  for (const auto& [s, n] : kStatusNames) {
+    if (n == name) return s;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown test status '", name, "'"));
+}
+
+bool IsFailure(TestStatus status) { return status == TestStatus::kFail || status == TestStatus::kXpass; }
+
+RunSummary Summarize(const std::vector<TestResult>& tests) {
+  RunSummary s;
+  for (const TestResult& t : tests) {
+    ++s.total;
+    switch (t.status) {
+      case TestStatus::kPass: ++s.pass; break;
+      case TestStatus::kFail: ++s.fail; break;
+      case TestStatus::kSkip:
+        ++s.skip;
+        ++s.skipped_by_capability[t.capability.empty() ? "(none)" : t.capability];
+        break;
+      case TestStatus::kXfail: ++s.xfail; break;
+      case TestStatus::kXpass: ++s.xpass; break;
+    }
+  }
+  return s;
+}
+
+int ExitCodeFor(const RunSummary& summary) { return summary.fail + summary.xpass > 0 ? 1 : 0; }
+
+namespace {
+
+nlohmann::json TestToJson(const TestResult& t) {
+  nlohmann::json j = {{"suite", t.suite},
+                      {"name", t.name},
+                      {"status", TestStatusName(t.status)},
+                      {"duration_ms", t.duration_ms},
+                      {"setup_ms", t.setup_ms},
+                      {"message", t.message},
+                      {"capability", t.capability},
+                      {"purpose", t.purpose},
+                      {"reference", t.reference},
+                      {"needs", t.needs}};
+  if (!t.expectation_reason.empty()) {
+    j["expectation"] = {{"reason", t.expectation_reason}, {"reference", t.expectation_reference}};
+  }
+  return j;
+}
+
+absl::StatusOr<TestResult> TestFromJson(const nlohmann::json& j) {
+  TestResult t;
+  t.suite = j.at("suite").get<std::string>();
+  t.name = j.at("name").get<std::string>();
+  absl::StatusOr<TestStatus> status = TestStatusFromName(j.at("status").get<std::string>());
+  if (!status.ok()) return status.status();
+  t.status = *status;
+  t.duration_ms = j.value("duration_ms", 0.0);
+  t.setup_ms = j.value("setup_ms", 0.0);
+  t.message = j.value("message", "");
+  t.capability = j.value("capability", "");
+  t.purpose = j.value("purpose", "");
+  t.reference = j.value("reference", "");
+  t.needs = j.value("needs", std::vector<std::string>{});
+  if (j.contains("expectation")) {
+    t.expectation_reason = j["expectation"].value("reason", "");
+    t.expectation_reference = j["expectation"].value("reference", "");
+  }
+  return t;
+}
+
+}  // namespace
+
+nlohmann::json ResultsToJson(const RunResults& results) {
+  RunSummary s = Summarize(results.tests);
+  nlohmann::json suites = nlohmann::json::array();
+  for (const SuiteTiming& suite : results.suites) {
+    suites.push_back({{"name", suite.name}, {"duration_ms", suite.duration_ms}, {"setup_ms", suite.setup_ms},
+                      {"processes", suite.processes}});
+  }
+  nlohmann::json tests = nlohmann::json::array();
+  for (const TestResult& t : results.tests) tests.push_back(TestToJson(t));
+  return {{"schema", "rdmacheck.results/1"},
+          {"device", results.device},
+          {"environment", results.environment},
+          {"started", results.started},
+          {"duration_ms", results.duration_ms},
+          {"summary",
+           {{"total", s.total},
+            {"pass", s.pass},
+            {"fail", s.fail},
+            {"skip", s.skip},
+            {"xfail", s.xfail},
+            {"xpass", s.xpass},
+            {"skipped_by_capability", s.skipped_by_capability}}},
+          {"suites", suites},
+          {"tests", tests}};
+}
+
+absl::StatusOr<RunResults> ResultsFromJson(const nlohmann::json& json) {
+  try {
+    RunResults r;
+    r.device = json.at("device").get<std::string>();
+    r.environment = json.value("environment", nlohmann::json::object());
+    r.started = json.value("started", "");
+    r.duration_ms = json.value("duration_ms", 0.0);
+    for (const auto& s : json.value("suites", nlohmann::json::array())) {
+      r.suites.push_back({s.at("name").get<std::string>(), s.value("duration_ms", 0.0), s.value("setup_ms", 0.0),
+                           s.value("processes", 0)});
+    }
+    for (const auto& t : json.at("tests")) {
+      absl::StatusOr<TestResult> test = TestFromJson(t);
+      if (!test.ok()) return test.status();
+      r.tests.push_back(*std::move(test));
+    }
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("results.json: ", e.what()));
+  }
+}
+
+absl::StatusOr<RunResults> LoadResults(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON"));
+  absl::StatusOr<RunResults> results = ResultsFromJson(json);
+  if (!results.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", results.status().message()));
+  return results;
+}
+
+namespace {
+
+std::string XmlEscape(absl::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        // XML 1.0 forbids most control characters even when escaped.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+          out += '?';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ResultsToJunit(const RunResults& results) {
+  std::ostringstream xml;
+  RunSummary all = Summarize(results.tests);
+  xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  xml << absl::StrFormat("<testsuites name=\"rdmacheck %s\" tests=\"%d\" failures=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+                         XmlEscape(results.device), all.total, all.fail + all.xpass, all.skip,
+                         results.duration_ms / 1000);
+  for (const SuiteTiming& suite : results.suites) {
+    std::vector<const TestResult*> tests;
+    for (const TestResult& t : results.tests) {
+      if (t.suite == suite.name) tests.push_back(&t);
+    }
+    int failures = 0, skipped = 0;
+    for (const TestResult* t : tests) {
+      failures += IsFailure(t->status);
+      skipped += t->status == TestStatus::kSkip;
+    }
+    xml << absl::StrFormat("  <testsuite name=\"%s.%s\" tests=\"%d\" failures=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+                           XmlEscape(results.device), XmlEscape(suite.name), tests.size(), failures, skipped,
+                           suite.duration_ms / 1000);
+    for (const TestResult* t : tests) {
+      size_t dot = t->name.find('.');
+      xml << absl::StrFormat("    <testcase classname=\"%s\" name=\"%s\" time=\"%.3f\"", XmlEscape(t->name.substr(0, dot)),
+                             XmlEscape(dot == std::string::npos ? t->name : t->name.substr(dot + 1)),
+                             t->duration_ms / 1000);
+      switch (t->status) {
+        case TestStatus::kPass: xml << "/>\n"; break;
+        case TestStatus::kSkip:
+          xml << ">\n      <skipped message=\"" << XmlEscape(t->message) << "\"/>\n    </testcase>\n";
+          break;
+        case TestStatus::kXfail:
+          xml << ">\n      <skipped message=\"xfail: " << XmlEscape(t->expectation_reason) << "\"/>\n    </testcase>\n";
+          break;
+        case TestStatus::kFail:
+        case TestStatus::kXpass: {
+          std::string message = t->status == TestStatus::kXpass
+                                    ? "xpass: passed but listed as failing: " + t->expectation_reason
+                                    : t->message;
+          xml << ">\n      <failure message=\"" << XmlEscape(message.substr(0, message.find('\n'))) << "\">"
+              << XmlEscape(message) << "</failure>\n    </testcase>\n";
+          break;
+        }
+      }
+    }
+    xml << "  </testsuite>\n";
+  }
+  xml << "</testsuites>\n";
+  return xml.str();
+}
+
+}  // namespace rdmacheck

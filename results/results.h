@@ -1,0 +1,79 @@
+// What a run produced: one record per test, written as results.json and junit.xml.
+//
+// results.json is the contract between `rdmacheck run` and everything after it (reports,
+// diffs, CI): its schema is "rdmacheck.results/1"; fields are only ever added.
+#ifndef RDMACHECK_RESULTS_RESULTS_H_
+#define RDMACHECK_RESULTS_RESULTS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "harness/files.h"  // WriteFile, used by every writer of results
+#include "nlohmann/json.hpp"
+
+namespace rdmacheck {
+
+enum class TestStatus {
+  kPass,
+  kFail,
+  kSkip,   // a capability the test needs is absent (or the test chose to skip, with a reason)
+  kXfail,  // failed, and the driver's expectation file says it does, with a reason
+  kXpass,  // passed, but listed as failing: the list is stale or the device changed (a failure)
+};
+const char* TestStatusName(TestStatus status);
+absl::StatusOr<TestStatus> TestStatusFromName(absl::string_view name);
+bool IsFailure(TestStatus status);  // kFail and kXpass fail a run
+
+struct TestResult {
+  std::string suite;  // rdmacheck suite: the folder under suites/
+  std::string name;   // GoogleTest full name, e.g. "PdTest.AllocDealloc" or "Inst/CqTest.Create/1"
+  TestStatus status = TestStatus::kPass;
+  std::string message;     // failure messages, or the skip reason
+  std::string capability;  // the missing capability of a skip
+  double duration_ms = 0;
+  double setup_ms = 0;  // of duration_ms: fixture set-up and connecting pairs
+  // From the catalogue.
+  std::string purpose;
+  std::string reference;
+  std::vector<std::string> needs;
+  // From the expectation file, for xfail / xpass.
+  std::string expectation_reason;
+  std::string expectation_reference;
+};
+
+struct SuiteTiming {
+  std::string name;
+  double duration_ms = 0;
+  double setup_ms = 0;  // the tests' set-up overhead, summed
+  int processes = 0;  // child processes the suite needed (more than 1 after a crash or hang)
+};
+
+struct RunSummary {
+  int total = 0, pass = 0, fail = 0, skip = 0, xfail = 0, xpass = 0;
+  std::map<std::string, int> skipped_by_capability;
+};
+
+struct RunResults {
+  std::string device;
+  nlohmann::json environment = nlohmann::json::object();  // selection, versions, flags
+  std::string started;  // RFC 3339
+  double duration_ms = 0;
+  std::vector<SuiteTiming> suites;
+  std::vector<TestResult> tests;
+};
+
+RunSummary Summarize(const std::vector<TestResult>& tests);
+int ExitCodeFor(const RunSummary& summary);  // 0: no failure, 1: some test failed or xpassed
+
+nlohmann::json ResultsToJson(const RunResults& results);
+absl::StatusOr<RunResults> ResultsFromJson(const nlohmann::json& json);
+absl::StatusOr<RunResults> LoadResults(const std::string& path);
+
+// JUnit XML as CI systems read it: one <testsuite> per rdmacheck suite.
+std::string ResultsToJunit(const RunResults& results);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_RESULTS_RESULTS_H_

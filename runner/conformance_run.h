@@ -1,0 +1,38 @@
+// `rdmacheck run`: probe the device, run the selected suites each in its own child
+// process, and collect one result per test.
+#ifndef RDMACHECK_RUNNER_CONFORMANCE_RUN_H_
+#define RDMACHECK_RUNNER_CONFORMANCE_RUN_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "capabilities/profile.h"
+#include "harness/device.h"
+#include "results/results.h"
+#include "runner/test_selection.h"
+
+namespace rdmacheck {
+
+struct RunPlan {
+  Selection selection;
+  Profile profile;
+  std::vector<RegisteredTest> tests;
+  std::string out_dir;
+  std::string executable;                 // this binary, re-run as `__child`
+  std::vector<std::string> child_flags;   // selection and other flags the children need
+  absl::Duration test_timeout;
+  std::function<void(const TestResult&)> on_result;
+};
+
+// Runs the plan; writes logs under out_dir/logs. Catalogue fields are filled in.
+RunResults Execute(const RunPlan& plan);
+
+// The environment block of results.json: selection, identity, versions.
+nlohmann::json RunEnvironment(const Selection& selection, const Profile& profile);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_RUNNER_CONFORMANCE_RUN_H_

@@ -1,0 +1,162 @@
+#include "runner/supervisor.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <optional>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runner/events.h"
+#include "runner/leak_check.h"
+
+namespace rdmacheck {
+namespace {
+
+pid_t Spawn(const ChildOptions& options, const std::vector<std::string>& extra, const std::string& log) {
+  std::vector<std::string> argv_strings = {options.executable};
+  argv_strings.insert(argv_strings.end(), options.args.begin(), options.args.end());
+  argv_strings.insert(argv_strings.end(), extra.begin(), extra.end());
+  std::vector<char*> argv;
+  for (std::string& s : argv_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd >= 0) {
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+  }
+  int null = open("/dev/null", O_RDONLY);
+  if (null >= 0) dup2(null, STDIN_FILENO);
+  execv(argv[0], argv.data());
+  _exit(127);
+}
+
+std::string DescribeExit(int wstatus) {
+  if (WIFSIGNALED(wstatus)) {
+    int sig = WTERMSIG(wstatus);
+    return absl::StrCat("crashed: signal ", sig, " (", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", ")");
+  }
+  return absl::StrCat("child process exited with status ", WEXITSTATUS(wstatus));
+}
+
+double MillisSince(absl::Time t) { return absl::ToDoubleMilliseconds(absl::Now() - t); }
+
+}  // namespace
+
+SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
+  SuiteOutcome outcome;
+  const absl::Time suite_start = absl::Now();
+  const std::string log = absl::StrCat(options.log_dir, "/", plan.suite, ".log");
+  std::set<std::string> done;
+  std::optional<TestResult> leak_check;  // kLeakCheckTest, recorded after the tests
+  auto record = [&](TestResult r) {
+    done.insert(r.name);
+    if (options.on_result) options.on_result(r);
+    outcome.results.push_back(std::move(r));
+  };
+
+  while (done.size() < plan.tests.size()) {
+    std::vector<std::string> remaining;
+    for (const std::string& t : plan.tests) {
+      if (!done.count(t)) remaining.push_back(t);
+    }
+    const std::string events = absl::StrCat(options.log_dir, "/", plan.suite, ".", outcome.processes, ".events");
+    unlink(events.c_str());
+    ++outcome.processes;
+    pid_t pid = Spawn(options,
+                      {absl::StrCat("--events=", events), absl::StrCat("--gtest_filter=", absl::StrJoin(remaining, ":"))},
+                      log);
+    EventReader reader(events);
+    std::string running;  // the test the child is in, "" between tests
+    absl::Time running_since = absl::Now();
+    std::string fatal;
+    int wstatus = 0;
+    bool exited = false, killed = false;
+    while (true) {
+      for (TestEvent& e : reader.ReadNew()) {
+        if (e.kind == TestEvent::Kind::kStart) {
+          running = e.name;
+          running_since = absl::Now();
+        } else if (e.kind == TestEvent::Kind::kEnd && e.name == kLeakCheckTest) {
+          // One leak check per child; the suite keeps a failing one over a passing one.
+          if (!leak_check || e.status == TestStatus::kFail) {
+            leak_check.emplace();
+            leak_check->suite = plan.suite;
+            leak_check->name = e.name;
+            leak_check->status = e.status;
+            leak_check->message = e.message;
+            leak_check->duration_ms = e.duration_ms;
+          }
+        } else if (e.kind == TestEvent::Kind::kEnd) {
+          TestResult r;
+          r.suite = plan.suite;
+          r.name = e.name;
+          r.status = e.status;
+          r.message = e.message;
+          r.capability = e.capability;
+          r.duration_ms = e.duration_ms;
+          r.setup_ms = e.setup_ms;
+          record(std::move(r));
+          running.clear();
+          running_since = absl::Now();
+        } else {
+          fatal = e.message;
+        }
+      }
+      if (exited) break;
+      if (waitpid(pid, &wstatus, WNOHANG) == pid) {
+        exited = true;  // read the last events once more, then stop
+        continue;
+      }
+      if (absl::Now() - running_since > options.test_timeout) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &wstatus, 0);
+        killed = true;
+        exited = true;
+        continue;
+      }
+      usleep(20 * 1000);
+    }
+
+    std::string why = killed ? absl::StrCat("timed out: no result after ", absl::FormatDuration(options.test_timeout),
+                                            " (watchdog; see --test_timeout)")
+                             : DescribeExit(wstatus);
+    if (!running.empty() && !done.count(running)) {
+      TestResult r;
+      r.suite = plan.suite;
+      r.name = running;
+      r.status = TestStatus::kFail;
+      r.message = absl::StrCat(why, " while running this test; child output in ", log);
+      r.duration_ms = MillisSince(running_since);
+      record(std::move(r));
+      continue;  // a new child runs what is left
+    }
+    if (done.size() < plan.tests.size()) {
+      // The child ended between tests without running the rest: it will not do better
+      // next time, so every test left fails with the reason.
+      std::string reason = fatal.empty() ? absl::StrCat(why, " before running this test; child output in ", log)
+                                         : absl::StrCat("could not run: ", fatal);
+      for (const std::string& t : remaining) {
+        if (done.count(t)) continue;
+        TestResult r;
+        r.suite = plan.suite;
+        r.name = t;
+        r.status = TestStatus::kFail;
+        r.message = reason;
+        record(std::move(r));
+      }
+    }
+  }
+  if (leak_check) record(*std::move(leak_check));
+  outcome.duration_ms = MillisSince(suite_start);
+  return outcome;
+}
+
+}  // namespace rdmacheck

@@ -1,0 +1,43 @@
+// Runs one suite's tests in child processes, so that nothing a test does can lose the
+// results of the others.
+//
+// A child runs the tests it is given and reports them through an events file. When it
+// crashes (a signal), exits early, or a test outlives the watchdog, the test it was
+// running is recorded as failed with what happened, and a new child runs the tests that
+// had not run yet.
+#ifndef RDMACHECK_RUNNER_SUPERVISOR_H_
+#define RDMACHECK_RUNNER_SUPERVISOR_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "results/results.h"
+
+namespace rdmacheck {
+
+struct SuitePlan {
+  std::string suite;
+  std::vector<std::string> tests;  // GoogleTest full names
+};
+
+struct ChildOptions {
+  std::string executable;              // the rdmacheck binary
+  std::vector<std::string> args;       // e.g. {"__child", "--device=rxe0", ...}
+  std::string log_dir;                 // <suite>.log (child output) and <suite>.events
+  absl::Duration test_timeout;         // the watchdog, per test
+  std::function<void(const TestResult&)> on_result;  // progress, called as results arrive
+};
+
+struct SuiteOutcome {
+  std::vector<TestResult> results;  // in run order; catalogue fields not filled in
+  int processes = 0;
+  double duration_ms = 0;
+};
+
+SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_RUNNER_SUPERVISOR_H_

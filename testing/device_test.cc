@@ -1,0 +1,59 @@
+#include "testing/device_test.h"
+
+#include <string>
+
+#include "absl/time/clock.h"
+#include "harness/status.h"
+
+namespace rdmacheck {
+namespace {
+absl::Duration setup_so_far;  // of the current test
+}  // namespace
+
+void AddSetupTime(absl::Duration spent) {
+  setup_so_far += spent;
+  ::testing::Test::RecordProperty(kSetupMsProperty, std::to_string(absl::ToInt64Microseconds(setup_so_far) / 1000.0));
+}
+
+void RecordMissingCapability(Cap cap) {
+  ::testing::Test::RecordProperty("rdmacheck_capability", std::string(CapName(cap)));
+}
+
+void DeviceTest::SetUp() {
+  setup_so_far = absl::ZeroDuration();
+  const absl::Time start = absl::Now();
+  SetUpBase();
+  AddSetupTime(absl::Now() - start);
+}
+
+void DeviceTest::SetUpBase() {
+  SetReleaseFailureHandler([](const char* verb, int err) {
+    ADD_FAILURE() << verb << " failed with " << ErrnoName(err) << " while releasing: the object leaks";
+  });
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const TestAbout* about = FindAbout(info->test_suite_name(), info->name());
+  if (about == nullptr) return;  // `rdmacheck list --check` reports the missing entry
+  for (Cap cap : about->needs) {
+    RDMACHECK_REQUIRE(cap);
+  }
+}
+
+absl::StatusOr<ConnectedPair> DeviceTest::CreatePair(PairOptions options) {
+  if (!options.method) options.method = connect_method();
+  const absl::Time start = absl::Now();
+  absl::StatusOr<ConnectedPair> pair = ConnectedPair::Create(context(), selection(), options, TestDevice::Get().peer());
+  AddSetupTime(absl::Now() - start);
+  return pair;
+}
+
+const ibv_device_attr_ex& DeviceTest::device_attr() {
+  static const ibv_device_attr_ex attr = [] {
+    ibv_device_attr_ex a{};
+    int rc = ibv_query_device_ex(context(), nullptr, &a);
+    if (rc != 0) ADD_FAILURE() << "ibv_query_device_ex: " << ErrnoName(rc);
+    return a;
+  }();
+  return attr;
+}
+
+}  // namespace rdmacheck
