@@ -1,21 +1,15 @@
 // Probes of address handles and of the process environment (RLIMIT_MEMLOCK).
 #include <sys/mman.h>
-#include <sys/resource.h>
-
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "capabilities/memlock.h"
 #include "capabilities/probes.h"
 #include "harness/status.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {
 namespace {
-
-// How much memory the suites may pin at once (MRs of a few MiB in several tests).
-constexpr int64_t kMemlockWanted = 64 << 20;
 
 ibv_ah_attr AhTo(const ProbeScope& s, const GidEntry& gid) {
   ibv_ah_attr attr{};
@@ -38,37 +32,18 @@ absl::Status ProbeAddressHandle(ProbeScope& s) {
   return absl::OkStatus();
 }
 
-bool HasCapIpcLock() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("CapEff:", 0) != 0) continue;
-    uint64_t caps = 0;
-    std::istringstream(line.substr(7)) >> std::hex >> caps;
-    return caps & (1ULL << 14);  // CAP_IPC_LOCK
-  }
-  return false;
-}
-
-std::string Bytes(int64_t n) {
-  if (n >= (1 << 20) && n % (1 << 20) == 0) return absl::StrCat(n >> 20, " MiB");
-  if (n >= 1024 && n % 1024 == 0) return absl::StrCat(n >> 10, " KiB");
-  return absl::StrCat(n, " bytes");
-}
-
 // RLIMIT_MEMLOCK bounds what a process may register (pin). Enough is what the suites may
 // pin at once; root with CAP_IPC_LOCK is not bound by it. Then the evidence: pin that much.
 absl::Status ProbeMemlock(ProbeScope& s) {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0) return ErrnoStatus(errno, "getrlimit(RLIMIT_MEMLOCK)");
-  const bool unlimited = limit.rlim_cur == RLIM_INFINITY;
-  const bool ipc_lock = HasCapIpcLock();
-  std::string what = unlimited ? "RLIMIT_MEMLOCK unlimited" : absl::StrCat("RLIMIT_MEMLOCK ", Bytes(limit.rlim_cur));
-  s.Measure("memlock_bytes", unlimited ? -1 : static_cast<int64_t>(limit.rlim_cur),
+  const MemlockLimit limit = CurrentMemlockLimit();
+  const bool unlimited = limit.bytes < 0;
+  const bool ipc_lock = limit.cap_ipc_lock;
+  const std::string what = limit.ToString();
+  s.Measure("memlock_bytes", limit.bytes,
             absl::StrCat(what, ipc_lock ? " (CAP_IPC_LOCK lifts it)" : "", "; -1 means unlimited"));
-  if (!unlimited && static_cast<int64_t>(limit.rlim_cur) < kMemlockWanted && !ipc_lock) {
+  if (!limit.Enough()) {
     s.Record(Cap::kMemlock, Outcome::kUnsupported, ENOMEM,
-             absl::StrCat(what, " < ", Bytes(kMemlockWanted), " the suites may pin; run `ulimit -l unlimited`"));
+             absl::StrCat(what, " < ", ByteCount(kMemlockWanted), " the suites may pin; run `ulimit -l unlimited`"));
     return absl::OkStatus();
   }
   RDMACHECK_ASSIGN_OR_RETURN(PdPtr pd, AllocPd(s.context()));
@@ -78,11 +53,11 @@ absl::Status ProbeMemlock(ProbeScope& s) {
     absl::StatusOr<MrPtr> mr = RegMr(pd.get(), memory, kMemlockWanted, IBV_ACCESS_LOCAL_WRITE);
     if (!mr.ok()) {
       s.Record(Cap::kMemlock, Outcome::kBroken, ErrnoOf(mr.status()).value_or(0),
-               absl::StrCat(what, ", but registering ", Bytes(kMemlockWanted), " failed: ", mr.status().message()));
+               absl::StrCat(what, ", but registering ", ByteCount(kMemlockWanted), " failed: ", mr.status().message()));
     } else {
       s.Record(Cap::kMemlock, Outcome::kSupported, 0,
                absl::StrCat(what, ipc_lock && !unlimited ? " (CAP_IPC_LOCK lifts it)" : "", "; registered ",
-                            Bytes(kMemlockWanted)));
+                            ByteCount(kMemlockWanted)));
     }
   }  // the MR is gone before its memory
   munmap(memory, kMemlockWanted);

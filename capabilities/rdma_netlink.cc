@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -137,6 +138,17 @@ std::string DriverIdName(uint64_t id) {
     if (value == id) return name;
   }
   return absl::StrCat("driver_id_", id);
+}
+
+absl::StatusOr<bool> QueryNetnsShared() {
+  std::optional<bool> shared;
+  Request get(RDMA_NLDEV_CMD_SYS_GET, 0);
+  RDMACHECK_RETURN_IF_ERROR(Exchange(get, [&](const Attributes& a) {
+    auto it = a.find(RDMA_NLDEV_SYS_ATTR_NETNS_MODE);
+    if (it != a.end() && !it->second.empty()) shared = it->second[0] != 0;
+  }));
+  if (!shared) return absl::UnavailableError("the kernel's reply has no netns mode");
+  return *shared;
 }
 
 absl::StatusOr<NetlinkDevice> QueryNetlinkDevice(const std::string& device) {

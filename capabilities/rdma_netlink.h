@@ -24,6 +24,10 @@ struct NetlinkDevice {
 
 absl::StatusOr<NetlinkDevice> QueryNetlinkDevice(const std::string& device);
 
+// `rdma system`: whether RDMA devices are shared by every network namespace (true, the
+// default) or each belongs to one namespace (exclusive mode).
+absl::StatusOr<bool> QueryNetnsShared();
+
 // enum rdma_driver_id (rdma/ib_user_ioctl_verbs.h) -> "rxe"; "driver_id_N" when unknown.
 std::string DriverIdName(uint64_t id);
 

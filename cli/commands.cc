@@ -21,6 +21,10 @@ const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
       {"devices", "devices [--format=text|json]",
        "list RDMA devices: transport, link layer, port states, GID table", {"format"}, DevicesCommand},
+      {"doctor", "doctor [--device=D] [--format=text|json]",
+       "what stops RDMA from working here: one verdict line, then each check with its fix (exit 0 ready, "
+       "1 problems, 2 cannot tell)",
+       {"device", "format", "timeout_multiplier"}, DoctorCommand},
       {"run", "run [--device=D] [--out=DIR] [--suites=a,b] [--gtest_filter=PATTERN] [--capabilities=FILE] [--expectations=FILE | --no_expectations] [--peer=HOST:PORT]",
        "probe the device, run the conformance suites on it, write results.json and junit.xml",
        With(kSelectionFlags, {"out", "suites", "capabilities", "test_timeout", "expectations", "no_expectations", "peer"}), RunCommand},

@@ -40,6 +40,7 @@ int UsageError(const absl::Status& status);
 
 // The commands.
 int DevicesCommand(const std::vector<std::string>& positional);
+int DoctorCommand(const std::vector<std::string>& positional);
 int RunCommand(const std::vector<std::string>& positional);
 int ChildCommand(const std::vector<std::string>& positional);
 int ListCommand(const std::vector<std::string>& positional);

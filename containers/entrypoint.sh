@@ -50,6 +50,8 @@ if [ -z "${RDMACHECK_DEVICES:-}" ]; then
   }
   export RDMACHECK_DEVICES
 fi
+# What stops RDMA from working in this container, first: the verdict line and each finding.
+rdmacheck doctor >&2
 log "memlock limit: $(ulimit -l)$([ "$(ulimit -l)" = unlimited ] || echo " KiB (want unlimited: --ulimit memlock=-1)")"
 [ -w "$out" ] || mkdir -p "$out" 2>/dev/null || { log "cannot write $out (mount a volume: -v DIR:$out)"; exit 2; }
 

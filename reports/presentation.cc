@@ -1,5 +1,6 @@
 #include "reports/presentation.h"
 
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -49,6 +50,35 @@ void Flatten(const nlohmann::json& value, const std::string& prefix, std::map<st
   }
 }
 
+// `rdmacheck doctor`'s verdict on the host of each run, then every finding that is not
+// "ok" (a problem, a warning, what could not be checked) with its fix.
+void AddDoctorRows(const Report& report, std::vector<TextRow>& rows) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> cells;  // row label -> one cell per device
+  const size_t n = report.devices.size();
+  auto cell = [&](const std::string& label, size_t i, std::string text) {
+    if (!cells.count(label)) {
+      order.push_back(label);
+      cells[label].resize(n);
+    }
+    cells[label][i] = std::move(text);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const nlohmann::json& doctor = report.devices[i].run.results.environment.value("doctor", nlohmann::json());
+    if (!doctor.is_object()) continue;
+    cell("set-up (rdmacheck doctor)", i, doctor.value("headline", ""));
+    for (const nlohmann::json& f : doctor.value("findings", nlohmann::json::array())) {
+      const std::string severity = f.value("severity", "");
+      if (severity == "ok") continue;
+      std::string text = absl::StrCat(severity, ": ", f.value("what", ""));
+      if (f.contains("fix")) absl::StrAppend(&text, " (fix: ", f.value("fix", ""), ")");
+      cell(absl::StrCat("doctor: ", f.value("check", ""), f.contains("device") ? " " + f.value("device", "") : ""), i,
+           std::move(text));
+    }
+  }
+  for (const std::string& label : order) rows.push_back({label, cells[label], false});
+}
+
 }  // namespace
 
 std::string JsonText(const nlohmann::json& value) {
@@ -66,6 +96,7 @@ std::vector<TextRow> EnvironmentRows(const Report& report) {
   }
   std::set<std::string> known(keys.begin(), keys.end());
   known.insert("device");  // the column title already
+  known.insert("doctor");  // rows of its own, below
   for (const DeviceSection& d : report.devices) {
     for (const auto& [key, value] : d.run.results.environment.items()) {
       if (known.insert(key).second) {
@@ -87,6 +118,7 @@ std::vector<TextRow> EnvironmentRows(const Report& report) {
     }
     if (any) rows.push_back(std::move(row));
   }
+  AddDoctorRows(report, rows);
   MarkDiffers(rows);
   return rows;
 }

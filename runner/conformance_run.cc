@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "capabilities/decide.h"
+#include "doctor/checks.h"
+#include "doctor/facts.h"
 #include "gtest/gtest.h"
 #include "runner/leak_check.h"
 #include "runner/supervisor.h"
@@ -56,6 +58,8 @@ RunResults Execute(const RunPlan& plan) {
   RunResults results;
   results.device = plan.selection.device;
   results.environment = RunEnvironment(plan.selection, plan.profile);
+  // What `rdmacheck doctor` says about this host and device, so a report shows the set-up.
+  results.environment["doctor"] = DiagnosisJson(Diagnose(GatherFacts(plan.selection.device)));
   results.started = absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
   const absl::Time start = absl::Now();
   const std::string log_dir = plan.out_dir + "/logs";

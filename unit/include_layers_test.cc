@@ -23,12 +23,13 @@ const std::map<std::string, std::set<std::string>>& Layers() {
       {"harness", {}},
       {"results", {"harness"}},
       {"capabilities", {"harness", "results"}},
+      {"doctor", {"harness", "results", "capabilities"}},
       {"testing", {"harness", "results", "capabilities"}},
       {"suites", {"harness", "capabilities", "testing"}},
       {"reports", {"harness", "results", "capabilities"}},
       {"bench", {"harness", "results", "capabilities", "reports"}},
-      {"runner", {"harness", "results", "capabilities", "testing"}},
-      {"cli", {"harness", "results", "capabilities", "testing", "reports", "bench", "runner"}},
+      {"runner", {"harness", "results", "capabilities", "doctor", "testing"}},
+      {"cli", {"harness", "results", "capabilities", "doctor", "testing", "reports", "bench", "runner"}},
       // Test-only code on top: the selftest's deliberately broken suites, the unit tests.
       {"selftest", {"harness", "results", "capabilities", "testing"}},
   };
