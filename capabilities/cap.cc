@@ -35,6 +35,7 @@ constexpr std::pair<Cap, const char*> kNames[] = {
     {Cap::kMtu4096, "mtu_4096"},
     {Cap::kIpv6Gid, "ipv6_gid"},
     {Cap::kMemlock, "memlock"},
+    {Cap::kTrafficCounters, "traffic_counters"},
 };
 }  // namespace
 

@@ -43,6 +43,8 @@ enum class Cap {
   kMtu4096,
   kIpv6Gid,
   kMemlock,         // RLIMIT_MEMLOCK large enough for the suites
+  // Observation of the device itself.
+  kTrafficCounters, // the port counts its packets (rdma statistic, sysfs counters): runner/counters.h
 };
 
 // Every Cap, in declaration order.

@@ -230,7 +230,8 @@ const Expectation* FindExpectation(const ExpectationFile& file, absl::string_vie
 }
 
 void ApplyExpectation(const Expectation* e, TestResult& result) {
-  if (e == nullptr) return;
+  // A kernel problem report is never an expected deviation (runner/kernel_log.h).
+  if (e == nullptr || !result.kernel_log.empty()) return;
   const bool fails = e->kind == ExpectationKind::kFails;
   switch (result.status) {
     case TestStatus::kFail:

@@ -1,8 +1,10 @@
-// Probes of address handles and of the process environment (RLIMIT_MEMLOCK).
+// Probes of address handles, of the process environment (RLIMIT_MEMLOCK) and of the
+// device's traffic counters.
 #include <sys/mman.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "capabilities/device_counters.h"
 #include "capabilities/memlock.h"
 #include "capabilities/probes.h"
 #include "harness/status.h"
@@ -64,12 +66,32 @@ absl::Status ProbeMemlock(ProbeScope& s) {
   return absl::OkStatus();
 }
 
+// Whether the port keeps traffic counters: present and readable is supported; a device
+// that keeps none (siw) is unsupported. Never grades them: that is what each test's
+// before/after reading does (runner/counters.h).
+absl::Status ProbeTrafficCounters(ProbeScope& s) {
+  const DeviceCounters counters = DeviceCounters::Find(s.selection().device, s.port());
+  if (!counters.any()) {
+    s.Record(Cap::kTrafficCounters, Outcome::kUnsupported, EOPNOTSUPP, counters.evidence());
+    return absl::OkStatus();
+  }
+  absl::StatusOr<CounterValues> values = counters.Read();
+  if (!values.ok()) {
+    s.Record(Cap::kTrafficCounters, Outcome::kBroken, ErrnoOf(values.status()).value_or(0),
+             absl::StrCat(counters.evidence(), "; reading them failed: ", values.status().message()));
+    return absl::OkStatus();
+  }
+  s.Record(Cap::kTrafficCounters, Outcome::kSupported, 0, counters.evidence());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<ProbeSpec> EnvironmentProbes() {
   return {
       {"address_handle", {Cap::kAddressHandle}, ProbeAddressHandle},
       {"memlock", {Cap::kMemlock}, ProbeMemlock},
+      {"traffic_counters", {Cap::kTrafficCounters}, ProbeTrafficCounters},
   };
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "harness/status.h"
 
 namespace rdmacheck {
@@ -47,6 +49,22 @@ std::string Str(const Attributes& a, uint16_t type) {
   auto it = a.find(type);
   if (it == a.end()) return "";
   return std::string(it->second.c_str());  // NUL-terminated on the wire
+}
+
+// Calls `fn` for each attribute in `data` (a message's payload or a nested attribute's),
+// in order: nested tables repeat a type, so a map would lose entries.
+void ForEachAttribute(absl::string_view data, const std::function<void(uint16_t, absl::string_view)>& fn) {
+  const char* p = data.data();
+  int left = static_cast<int>(data.size());
+  while (left >= NLA_HDRLEN) {
+    nlattr a;
+    std::memcpy(&a, p, sizeof(a));
+    if (a.nla_len < NLA_HDRLEN || a.nla_len > left) return;
+    fn(a.nla_type & NLA_TYPE_MASK, absl::string_view(p + NLA_HDRLEN, a.nla_len - NLA_HDRLEN));
+    const int step = std::min<int>(NLA_ALIGN(a.nla_len), left);
+    p += step;
+    left -= step;
+  }
 }
 
 // A request: the netlink header followed by attributes.
@@ -109,13 +127,8 @@ absl::Status Exchange(Request& request, const std::function<void(const Attribute
         return err == 0 ? absl::OkStatus() : ErrnoStatus(err, "netlink request");
       }
       Attributes attributes;
-      int attr_left = static_cast<int>(NLMSG_PAYLOAD(h, 0));
-      for (auto* a = reinterpret_cast<nlattr*>(NLMSG_DATA(h));
-           attr_left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= attr_left;
-           attr_left -= NLA_ALIGN(a->nla_len), a = reinterpret_cast<nlattr*>(reinterpret_cast<char*>(a) + NLA_ALIGN(a->nla_len))) {
-        attributes[a->nla_type & NLA_TYPE_MASK] =
-            std::string(reinterpret_cast<char*>(a) + NLA_HDRLEN, a->nla_len - NLA_HDRLEN);
-      }
+      ForEachAttribute(absl::string_view(static_cast<const char*>(NLMSG_DATA(h)), NLMSG_PAYLOAD(h, 0)),
+                       [&](uint16_t type, absl::string_view payload) { attributes[type] = std::string(payload); });
       on_message(attributes);
       if (!dump) return absl::OkStatus();
     }
@@ -183,6 +196,30 @@ absl::StatusOr<NetlinkDevice> QueryNetlinkDevice(const std::string& device) {
     if (!s.ok()) break;  // the netdev is a nicety; the driver is what matters
   }
   return found;
+}
+
+absl::StatusOr<std::map<std::string, uint64_t>> QueryNetlinkHwCounters(uint32_t device_index, uint32_t port) {
+  std::map<std::string, uint64_t> counters;
+  Request stat(RDMA_NLDEV_CMD_STAT_GET, 0);
+  stat.AddU32(RDMA_NLDEV_ATTR_DEV_INDEX, device_index);
+  stat.AddU32(RDMA_NLDEV_ATTR_PORT_INDEX, port);
+  RDMACHECK_RETURN_IF_ERROR(Exchange(stat, [&](const Attributes& a) {
+    auto table = a.find(RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+    if (table == a.end()) return;
+    ForEachAttribute(table->second, [&](uint16_t type, absl::string_view entry) {
+      if (type != RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY) return;
+      std::string name;
+      uint64_t value = 0;
+      ForEachAttribute(entry, [&](uint16_t field, absl::string_view payload) {
+        if (field == RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME) name = std::string(payload.substr(0, payload.find('\0')));
+        if (field == RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE && payload.size() >= sizeof(value)) {
+          std::memcpy(&value, payload.data(), sizeof(value));
+        }
+      });
+      if (!name.empty()) counters[name] = value;
+    });
+  }));
+  return counters;
 }
 
 }  // namespace rdmacheck

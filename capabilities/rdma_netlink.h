@@ -3,7 +3,7 @@
 //
 // sysfs has no driver link for software devices (rxe, siw have no parent device), and
 // siw's GID table names no netdev; netlink knows both. Shown in the profile, never used to
-// decide a capability.
+// decide a capability. It also reads the port's traffic counters (device_counters.h).
 #ifndef RDMACHECK_CAPABILITIES_RDMA_NETLINK_H_
 #define RDMACHECK_CAPABILITIES_RDMA_NETLINK_H_
 
@@ -27,6 +27,11 @@ absl::StatusOr<NetlinkDevice> QueryNetlinkDevice(const std::string& device);
 // `rdma system`: whether RDMA devices are shared by every network namespace (true, the
 // default) or each belongs to one namespace (exclusive mode).
 absl::StatusOr<bool> QueryNetnsShared();
+
+// The port's hardware counters, as `rdma statistic show link <dev>/<port>` prints them
+// (RDMA_NLDEV_CMD_STAT_GET without a resource: the device's default counter set; the
+// same values as sysfs ports/<port>/hw_counters). EINVAL when the driver keeps none.
+absl::StatusOr<std::map<std::string, uint64_t>> QueryNetlinkHwCounters(uint32_t device_index, uint32_t port);
 
 // enum rdma_driver_id (rdma/ib_user_ioctl_verbs.h) -> "rxe"; "driver_id_N" when unknown.
 std::string DriverIdName(uint64_t id);

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "cli/commands.h"
 #include "harness/remote/peer_link.h"
+#include "runner/counters.h"
 #include "runner/events.h"
 #include "runner/leak_check.h"
 #include "harness/timeouts.h"
@@ -39,7 +40,8 @@ int ChildCommand(const std::vector<std::string>& positional) {
     return UsageError(opened);
   }
   const absl::StatusOr<ObjectCounts> baseline = CountProcessObjects(getpid());
-  ::testing::UnitTest::GetInstance()->listeners().Append(MakeEventWriter(events).release());
+  ::testing::UnitTest::GetInstance()->listeners().Append(
+      MakeEventWriter(events, TrafficWatch::For(TestDevice::Get().selection(), TestDevice::Get().profile())).release());
   int failed = RUN_ALL_TESTS();  // outcomes travel through the events file
   (void)failed;
   if (baseline.ok()) {  // the leak check: one more result of the suite

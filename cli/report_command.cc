@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "bench/bench_report.h"
 #include "cli/commands.h"
+#include "reports/kernel_section.h"
 #include "reports/report_diff.h"
 #include "reports/report_json.h"
 #include "reports/report_output.h"
@@ -89,6 +90,7 @@ int ReportCommand(const std::vector<std::string>& positional) {
   Report report = BuildReport(std::move(runs));
   absl::StatusOr<std::vector<BenchRun>> bench = BenchRunsOf(positional);
   if (!bench.ok()) return UsageError(bench.status());
+  report.extra_sections.push_back(KernelSection(report));
   if (std::optional<ExtraSection> section = BenchSection(*bench)) report.extra_sections.push_back(*section);
   report.generated = absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
   const std::string out = absl::GetFlag(FLAGS_out).empty() ? "out" : absl::GetFlag(FLAGS_out);

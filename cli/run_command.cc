@@ -134,17 +134,27 @@ int RunCommand(const std::vector<std::string>& positional) {
     std::cout << "rdmacheck run: two-host mode: remote endpoints on " << (*link)->Describe() << std::endl;
   }
 
-  RunResults results = Execute(plan);
-  if (!absl::GetFlag(FLAGS_peer).empty()) results.environment["peer"] = absl::GetFlag(FLAGS_peer);
-  for (TestResult& r : results.tests) judge(r);
-  results.environment["expectations"] = *expectations ? (*expectations)->path
-                                        : absl::GetFlag(FLAGS_no_expectations) ? "none (--no_expectations)"
-                                                                               : "none";
-  RunSummary sum = Summarize(results.tests);
   const std::string json_path = plan.out_dir + "/results.json";
-  absl::Status written = WriteFile(json_path, ResultsToJson(results).dump(2) + "\n");
-  if (written.ok()) written = WriteFile(plan.out_dir + "/junit.xml", ResultsToJunit(results));
-  if (!written.ok()) return UsageError(written);
+  // Judged and written after every suite (complete=false) and at the end: a run that dies
+  // with the machine (a kernel panic) keeps what it had.
+  auto finish = [&](RunResults& results) {
+    if (!absl::GetFlag(FLAGS_peer).empty()) results.environment["peer"] = absl::GetFlag(FLAGS_peer);
+    for (TestResult& r : results.tests) judge(r);
+    results.environment["expectations"] = *expectations ? (*expectations)->path
+                                          : absl::GetFlag(FLAGS_no_expectations) ? "none (--no_expectations)"
+                                                                                 : "none";
+    absl::Status written = WriteFile(json_path, ResultsToJson(results).dump(2) + "\n");
+    if (written.ok()) written = WriteFile(plan.out_dir + "/junit.xml", ResultsToJunit(results));
+    return written;
+  };
+  plan.on_suite = [&](const RunResults& so_far) {
+    RunResults copy = so_far;
+    if (absl::Status s = finish(copy); !s.ok()) std::cerr << "rdmacheck run: " << s.message() << std::endl;
+  };
+
+  RunResults results = Execute(plan);
+  if (absl::Status written = finish(results); !written.ok()) return UsageError(written);
+  RunSummary sum = Summarize(results.tests);
 
   std::string skips;
   for (const auto& [cap, n] : sum.skipped_by_capability) absl::StrAppend(&skips, skips.empty() ? "" : ", ", cap, " ", n);
@@ -156,6 +166,8 @@ int RunCommand(const std::vector<std::string>& positional) {
     std::cout << absl::StrFormat("\nrdmacheck run: suite %s: %.1f s, of it %.1f s test set-up (fixtures, pairs)",
                                  suite.name, suite.duration_ms / 1000, suite.setup_ms / 1000);
   }
+  std::cout << "\nrdmacheck run: kernel log: " << results.environment.value("kernel_log", "")
+            << "\nrdmacheck run: traffic counters: " << results.environment.value("traffic_counters", "");
   std::cout << "\nrdmacheck run: results in " << json_path << std::endl;
   return ExitCodeFor(sum);
 }

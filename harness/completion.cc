@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 
+#include <atomic>
 #include <cerrno>
 
 #include "absl/status/status.h"
@@ -11,13 +12,39 @@
 #include "harness/status.h"
 
 namespace rdmacheck {
+namespace {
+
+std::atomic<uint64_t> wire_completions{0};
+
+// Completions of work that crossed the wire: not memory-window binds or local invalidates.
+bool MovedData(const ibv_wc& wc) {
+  if (wc.status != IBV_WC_SUCCESS) return false;
+  switch (wc.opcode) {
+    case IBV_WC_SEND: case IBV_WC_RDMA_WRITE: case IBV_WC_RDMA_READ: case IBV_WC_COMP_SWAP:
+    case IBV_WC_FETCH_ADD: case IBV_WC_RECV: case IBV_WC_RECV_RDMA_WITH_IMM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ibv_poll_cq, counting what moved data.
+int Poll(ibv_cq* cq, int n, ibv_wc* wcs) {
+  int got = ibv_poll_cq(cq, n, wcs);
+  for (int i = 0; i < got; ++i) wire_completions += MovedData(wcs[i]);
+  return got;
+}
+
+}  // namespace
+
+uint64_t WireCompletions() { return wire_completions.load(); }
 
 absl::StatusOr<std::vector<ibv_wc>> PollCompletions(ibv_cq* cq, int count, absl::Duration timeout) {
   std::vector<ibv_wc> wcs(count);
   int got = 0;
   const absl::Time deadline = absl::Now() + timeout;
   while (got < count) {
-    int n = ibv_poll_cq(cq, count - got, wcs.data() + got);
+    int n = Poll(cq, count - got, wcs.data() + got);
     if (n < 0) return ErrnoStatus(-n > 0 ? -n : EIO, "ibv_poll_cq");
     got += n;
     if (got == count) break;
@@ -42,7 +69,7 @@ std::vector<ibv_wc> DrainCompletions(ibv_cq* cq, absl::Duration quiet) {
   const absl::Time end = absl::Now() + quiet;
   do {
     ibv_wc wc{};
-    while (ibv_poll_cq(cq, 1, &wc) == 1) wcs.push_back(wc);
+    while (Poll(cq, 1, &wc) == 1) wcs.push_back(wc);
     sched_yield();
   } while (absl::Now() < end);
   return wcs;

@@ -32,6 +32,12 @@ absl::StatusOr<ibv_cq*> WaitCqEvent(ibv_comp_channel* channel, absl::Duration ti
 absl::StatusOr<ibv_async_event> WaitAsyncEvent(ibv_context* context,
                                                absl::Duration timeout = DefaultWait());
 
+// Successful completions of work that crossed the wire (send, receive, RDMA, atomics; not
+// MW binds or local invalidates) that the functions above returned in this process. The
+// runner takes it before and after each test: a test that moved data must have left a
+// trace in the device's counters (runner/counters.h).
+uint64_t WireCompletions();
+
 // "IBV_WC_SUCCESS", "IBV_WC_REM_ACCESS_ERR", ... and "IBV_WC_SEND", ...
 std::string WcStatusName(ibv_wc_status status);
 std::string WcOpcodeName(ibv_wc_opcode opcode);

@@ -25,6 +25,8 @@ constexpr std::pair<const char*, const char*> kEnvironmentOrder[] = {
     {"gid", "GID"},
     {"gid_type", "GID type"},
     {"netdev", "netdev"},
+    {"kernel_log", "kernel log"},
+    {"traffic_counters", "traffic counters"},
     {"connect_method", "connection method"},
     {"hostname", "host"},
 };

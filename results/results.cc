@@ -69,6 +69,8 @@ nlohmann::json TestToJson(const TestResult& t) {
   if (!t.expectation_reason.empty()) {
     j["expectation"] = {{"reason", t.expectation_reason}, {"reference", t.expectation_reference}};
   }
+  j["kernel_log"] = t.kernel_log;
+  if (!t.traffic.is_null()) j["traffic"] = t.traffic;
   return j;
 }
 
@@ -90,6 +92,8 @@ absl::StatusOr<TestResult> TestFromJson(const nlohmann::json& j) {
     t.expectation_reason = j["expectation"].value("reason", "");
     t.expectation_reference = j["expectation"].value("reference", "");
   }
+  t.kernel_log = j.value("kernel_log", std::vector<std::string>{});
+  if (j.contains("traffic")) t.traffic = j["traffic"];
   return t;
 }
 
@@ -108,6 +112,7 @@ nlohmann::json ResultsToJson(const RunResults& results) {
           {"device", results.device},
           {"environment", results.environment},
           {"started", results.started},
+          {"complete", results.complete},
           {"duration_ms", results.duration_ms},
           {"summary",
            {{"total", s.total},
@@ -127,6 +132,7 @@ absl::StatusOr<RunResults> ResultsFromJson(const nlohmann::json& json) {
     r.device = json.at("device").get<std::string>();
     r.environment = json.value("environment", nlohmann::json::object());
     r.started = json.value("started", "");
+    r.complete = json.value("complete", true);
     r.duration_ms = json.value("duration_ms", 0.0);
     for (const auto& s : json.value("suites", nlohmann::json::array())) {
       r.suites.push_back({s.at("name").get<std::string>(), s.value("duration_ms", 0.0), s.value("setup_ms", 0.0),
@@ -202,8 +208,13 @@ std::string ResultsToJunit(const RunResults& results) {
       xml << absl::StrFormat("    <testcase classname=\"%s\" name=\"%s\" time=\"%.3f\"", XmlEscape(t->name.substr(0, dot)),
                              XmlEscape(dot == std::string::npos ? t->name : t->name.substr(dot + 1)),
                              t->duration_ms / 1000);
+      std::string kernel_log;  // CI shows <system-err> beside the outcome
+      for (const std::string& line : t->kernel_log) absl::StrAppend(&kernel_log, line, "\n");
+      if (!kernel_log.empty()) {
+        kernel_log = absl::StrCat("      <system-err>", XmlEscape(kernel_log), "</system-err>\n");
+      }
       switch (t->status) {
-        case TestStatus::kPass: xml << "/>\n"; break;
+        case TestStatus::kPass: xml << (kernel_log.empty() ? "/>\n" : ">\n" + kernel_log + "    </testcase>\n"); break;
         case TestStatus::kSkip:
           xml << ">\n      <skipped message=\"" << XmlEscape(t->message) << "\"/>\n    </testcase>\n";
           break;
@@ -216,7 +227,7 @@ std::string ResultsToJunit(const RunResults& results) {
                                     ? "xpass: passed but listed as failing: " + t->expectation_reason
                                     : t->message;
           xml << ">\n      <failure message=\"" << XmlEscape(message.substr(0, message.find('\n'))) << "\">"
-              << XmlEscape(message) << "</failure>\n    </testcase>\n";
+              << XmlEscape(message) << "</failure>\n" << kernel_log << "    </testcase>\n";
           break;
         }
       }

@@ -5,6 +5,7 @@
 #ifndef RDMACHECK_RESULTS_RESULTS_H_
 #define RDMACHECK_RESULTS_RESULTS_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +42,13 @@ struct TestResult {
   // From the expectation file, for xfail / xpass.
   std::string expectation_reason;
   std::string expectation_reference;
+  // The kernel's problem reports (WARNING, BUG, Oops, ...) logged in the test's window;
+  // any line fails the test, and no expectation turns that into xfail (runner/kernel_log.h).
+  std::vector<std::string> kernel_log;
+  // The device's counters around the test (runner/counters.h); null where it keeps none.
+  nlohmann::json traffic;
+  // The test's window on CLOCK_MONOTONIC in microseconds (0: unknown); not in results.json.
+  int64_t start_us = 0, end_us = 0;
 };
 
 struct SuiteTiming {
@@ -62,6 +70,9 @@ struct RunResults {
   double duration_ms = 0;
   std::vector<SuiteTiming> suites;
   std::vector<TestResult> tests;
+  // false while the run is under way: results.json is rewritten after every suite, so a
+  // run that dies (a kernel panic) keeps the suites before it.
+  bool complete = true;
 };
 
 RunSummary Summarize(const std::vector<TestResult>& tests);

@@ -8,6 +8,8 @@
 #include "doctor/checks.h"
 #include "doctor/facts.h"
 #include "gtest/gtest.h"
+#include "capabilities/device_counters.h"
+#include "runner/kernel_log.h"
 #include "runner/leak_check.h"
 #include "runner/supervisor.h"
 #include "testing/catalogue.h"
@@ -52,6 +54,33 @@ void FillCatalogueFields(const std::vector<RegisteredTest>& tests, TestResult& r
   }
 }
 
+// The kernel's problem reports since the last suite fail the tests in whose window they
+// were logged (shown again, now failed), or the suite's KernelLog.OutsideTests.
+void JudgeByKernelLog(KernelLog& log, const std::string& suite, const std::function<void(const TestResult&)>& on_result,
+                      std::vector<TestResult>& results) {
+  std::vector<KernelProblem> problems = log.ReadProblems();
+  if (problems.empty()) return;
+  std::vector<size_t> clean;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].kernel_log.empty()) clean.push_back(i);
+  }
+  std::vector<std::string> outside = AttachKernelProblems(problems, results);
+  if (!outside.empty()) results.push_back(OutsideTestsResult(suite, std::move(outside)));
+  if (!on_result) return;
+  for (size_t i : clean) {
+    if (!results[i].kernel_log.empty()) on_result(results[i]);
+  }
+  if (!outside.empty()) on_result(results.back());
+}
+
+// environment.traffic_counters: how each test's traffic is proven, or why it is not.
+std::string TrafficCountersNote(const RunPlan& plan) {
+  Decision d = Decide(plan.profile, Cap::kTrafficCounters);
+  if (!d.available) return absl::StrCat("unsupported: ", d.reason);
+  DeviceCounters counters = DeviceCounters::Find(plan.selection.device, plan.selection.port);
+  return absl::StrCat(counters.any() ? "read before and after each test: " : "unsupported: ", counters.evidence());
+}
+
 }  // namespace
 
 RunResults Execute(const RunPlan& plan) {
@@ -73,12 +102,17 @@ RunResults Execute(const RunPlan& plan) {
   options.test_timeout = plan.test_timeout;
   options.on_result = plan.on_result;
 
+  KernelLog kernel_log(plan.kernel_log_path);
+  results.environment["traffic_counters"] = TrafficCountersNote(plan);
+  results.complete = false;
   for (const std::string& suite : SuitesOf(plan.tests)) {
     SuitePlan suite_plan{suite, {}};
     for (const RegisteredTest& t : plan.tests) {
       if (t.suite == suite) suite_plan.tests.push_back(t.name);
     }
+    kernel_log.Mark(absl::StrCat("suite ", suite, " on ", plan.selection.device, " starts"));
     SuiteOutcome outcome = RunSuite(suite_plan, options);
+    JudgeByKernelLog(kernel_log, suite, plan.on_result, outcome.results);
     double setup_ms = 0;
     for (const TestResult& r : outcome.results) setup_ms += r.setup_ms;
     results.suites.push_back({suite, outcome.duration_ms, setup_ms, outcome.processes});
@@ -86,8 +120,13 @@ RunResults Execute(const RunPlan& plan) {
       FillCatalogueFields(plan.tests, r);
       results.tests.push_back(std::move(r));
     }
+    results.environment["kernel_log"] = kernel_log.Describe();
+    results.duration_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
+    if (plan.on_suite) plan.on_suite(results);
   }
+  results.environment["kernel_log"] = kernel_log.Describe();
   results.duration_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
+  results.complete = true;
   return results;
 }
 

@@ -1,5 +1,6 @@
 // `rdmacheck run`: probe the device, run the selected suites each in its own child
-// process, and collect one result per test.
+// process, and collect one result per test; the kernel log fails the tests it was
+// written during (kernel_log.h), the device's counters prove their traffic (counters.h).
 #ifndef RDMACHECK_RUNNER_CONFORMANCE_RUN_H_
 #define RDMACHECK_RUNNER_CONFORMANCE_RUN_H_
 
@@ -24,7 +25,9 @@ struct RunPlan {
   std::string executable;                 // this binary, re-run as `__child`
   std::vector<std::string> child_flags;   // selection and other flags the children need
   absl::Duration test_timeout;
-  std::function<void(const TestResult&)> on_result;
+  std::function<void(const TestResult&)> on_result;  // as each result arrives (again when the kernel log fails it)
+  std::function<void(const RunResults&)> on_suite;   // after each suite, with every result so far (complete=false)
+  std::string kernel_log_path = "/dev/kmsg";         // kernel_log.h
 };
 
 // Runs the plan; writes logs under out_dir/logs. Catalogue fields are filled in.

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "runner/kernel_log.h"
 #include "testing/device_test.h"
 #include "nlohmann/json.hpp"
 
@@ -24,6 +25,9 @@ const char* KindName(TestEvent::Kind kind) {
 
 std::string EncodeEvent(const TestEvent& e) {
   nlohmann::json j = {{"event", KindName(e.kind)}, {"name", e.name}};
+  if (e.start_us != 0) j["start_us"] = e.start_us;
+  if (e.end_us != 0) j["end_us"] = e.end_us;
+  if (!e.traffic.is_null()) j["traffic"] = e.traffic;
   if (e.kind == TestEvent::Kind::kEnd) {
     j["status"] = TestStatusName(e.status);
     j["duration_ms"] = e.duration_ms;
@@ -57,6 +61,9 @@ absl::StatusOr<TestEvent> DecodeEvent(absl::string_view line) {
   e.capability = j.value("capability", "");
   e.duration_ms = j.value("duration_ms", 0.0);
   e.setup_ms = j.value("setup_ms", 0.0);
+  e.start_us = j.value("start_us", int64_t{0});
+  e.end_us = j.value("end_us", int64_t{0});
+  if (j.contains("traffic")) e.traffic = j["traffic"];
   return e;
 }
 
@@ -69,14 +76,16 @@ namespace {
 
 class EventWriter : public ::testing::EmptyTestEventListener {
  public:
-  explicit EventWriter(std::string path) : path_(std::move(path)) {}
+  EventWriter(std::string path, std::unique_ptr<TestWatch> watch) : path_(std::move(path)), watch_(std::move(watch)) {}
 
   void OnTestStart(const ::testing::TestInfo& info) override {
     start_ = std::chrono::steady_clock::now();
     TestEvent e;
     e.kind = TestEvent::Kind::kStart;
     e.name = FullName(info);
+    e.start_us = start_us_ = MonotonicMicros();
     AppendEvent(path_, e);
+    if (watch_) watch_->Start();
   }
 
   void OnTestEnd(const ::testing::TestInfo& info) override {
@@ -84,6 +93,9 @@ class EventWriter : public ::testing::EmptyTestEventListener {
     TestEvent e;
     e.kind = TestEvent::Kind::kEnd;
     e.name = FullName(info);
+    e.start_us = start_us_;
+    if (watch_) e.traffic = watch_->End();
+    e.end_us = MonotonicMicros();
     e.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
     e.status = result.Failed() ? TestStatus::kFail : result.Skipped() ? TestStatus::kSkip : TestStatus::kPass;
     for (int i = 0; i < result.total_part_count(); ++i) {
@@ -110,13 +122,16 @@ class EventWriter : public ::testing::EmptyTestEventListener {
   }
 
   std::string path_;
+  std::unique_ptr<TestWatch> watch_;
   std::chrono::steady_clock::time_point start_;
+  int64_t start_us_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<::testing::TestEventListener> MakeEventWriter(const std::string& path) {
-  return std::make_unique<EventWriter>(path);
+std::unique_ptr<::testing::TestEventListener> MakeEventWriter(const std::string& path,
+                                                              std::unique_ptr<TestWatch> watch) {
+  return std::make_unique<EventWriter>(path, std::move(watch));
 }
 
 std::vector<TestEvent> EventReader::ReadNew() {

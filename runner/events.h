@@ -4,6 +4,7 @@
 #ifndef RDMACHECK_RUNNER_EVENTS_H_
 #define RDMACHECK_RUNNER_EVENTS_H_
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "results/results.h"
 
 namespace rdmacheck {
@@ -24,6 +26,19 @@ struct TestEvent {
   std::string capability;
   double duration_ms = 0;
   double setup_ms = 0;  // fixture set-up and pair building (kSetupMsProperty)
+  // The test's window on CLOCK_MONOTONIC, in microseconds (kernel_log.h attributes kernel
+  // log lines by it): kStart carries start_us, kEnd both.
+  int64_t start_us = 0, end_us = 0;
+  nlohmann::json traffic;  // kEnd: what a TestWatch saw (counters.h); null without one
+};
+
+// Something the event writer does around each test, inside its window: Start() as the
+// test starts, End() as it ends; End()'s JSON travels in the end event as "traffic".
+class TestWatch {
+ public:
+  virtual ~TestWatch() = default;
+  virtual void Start() = 0;
+  virtual nlohmann::json End() = 0;
 };
 
 std::string EncodeEvent(const TestEvent& event);
@@ -32,8 +47,10 @@ absl::StatusOr<TestEvent> DecodeEvent(absl::string_view line);
 // Appends one event to `path` (used for kFatal before GoogleTest runs).
 void AppendEvent(const std::string& path, const TestEvent& event);
 
-// A GoogleTest listener that writes start/end events to `path`.
-std::unique_ptr<::testing::TestEventListener> MakeEventWriter(const std::string& path);
+// A GoogleTest listener that writes start/end events to `path`; `watch`, if any, runs
+// around each test.
+std::unique_ptr<::testing::TestEventListener> MakeEventWriter(const std::string& path,
+                                                              std::unique_ptr<TestWatch> watch = nullptr);
 
 // Reads the complete lines appended to an events file since the last call.
 class EventReader {

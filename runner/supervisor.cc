@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runner/events.h"
+#include "runner/kernel_log.h"
 #include "runner/leak_check.h"
 
 namespace rdmacheck {
@@ -76,6 +77,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
     EventReader reader(events);
     std::string running;  // the test the child is in, "" between tests
     absl::Time running_since = absl::Now();
+    int64_t running_start_us = 0;  // its window's start (kernel_log.h)
     std::string fatal;
     int wstatus = 0;
     bool exited = false, killed = false;
@@ -84,6 +86,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
         if (e.kind == TestEvent::Kind::kStart) {
           running = e.name;
           running_since = absl::Now();
+          running_start_us = e.start_us;
         } else if (e.kind == TestEvent::Kind::kEnd && e.name == kLeakCheckTest) {
           // One leak check per child; the suite keeps a failing one over a passing one.
           if (!leak_check || e.status == TestStatus::kFail) {
@@ -103,6 +106,9 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
           r.capability = e.capability;
           r.duration_ms = e.duration_ms;
           r.setup_ms = e.setup_ms;
+          r.start_us = e.start_us;
+          r.end_us = e.end_us;
+          r.traffic = std::move(e.traffic);
           record(std::move(r));
           running.clear();
           running_since = absl::Now();
@@ -135,6 +141,8 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
       r.status = TestStatus::kFail;
       r.message = absl::StrCat(why, " while running this test; child output in ", log);
       r.duration_ms = MillisSince(running_since);
+      r.start_us = running_start_us;
+      r.end_us = MonotonicMicros();
       record(std::move(r));
       continue;  // a new child runs what is left
     }

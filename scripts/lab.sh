@@ -12,7 +12,9 @@
 # COMMAND runs as root in the current directory (the repo root for the main job) with
 # RDMACHECK_LAB=1, RDMACHECK_OUT=<out> and OUT=<out>, HOME=/root, memlock unlimited,
 # /dev/shm, stdin /dev/null and its stdout/stderr passed through. lab.sh exits with
-# COMMAND's status, or 124 when the VM timed out, 125 when the lab itself failed.
+# COMMAND's status, or 123 when the guest kernel panicked (<out>/lab-panic.txt names the
+# test that was running and shows the console's last lines), 124 when the VM timed out,
+# 125 when the lab itself failed.
 # The guest console log ends up in <out>/lab-console.log (the last run's).
 #
 # Env: RDMACHECK_CACHE        cache dir (default /var/cache/rdmacheck)
@@ -195,6 +197,7 @@ locked=''
 mkdir -p "$out" || die "cannot create the results dir $out"
 out=$(cd "$out" && pwd)
 console=$out/lab-console.log
+rm -f "$out/lab-panic.txt"
 run=$(mktemp -d "${TMPDIR:-/tmp}/rdmacheck-lab.XXXXXX")
 mkdir "$run/ctl"
 cp "$vm/guest-init.sh" "$run/ctl/"
@@ -233,7 +236,36 @@ qpid=''
 # The readers end when QEMU closes the FIFOs; bounded, in case it never opened them.
 for _ in $(seq 50); do [ -z "$(jobs -pr)" ] && break; sleep 0.1; done
 
+# panic_report: <out>/lab-panic.txt. The test that was running is the one whose start is
+# the last line of the newest events file an rdmacheck run left under <out> in this boot
+# (runner/events.h; the share is written through, so it is there after the crash).
+panic_report() {
+  local f last test=''
+  f=$(find "$out" -name '*.events' -newer "$run/ctl/env" -printf '%T@ %p\n' 2>/dev/null | sort -n | tail -n 1 | cut -d' ' -f2-)
+  if [ -n "$f" ]; then
+    last=$(tail -n 1 "$f")
+    case $last in *'"event":"start"'*) test=$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' <<<"$last") ;; esac
+  fi
+  {
+    echo "lab: the guest kernel panicked (kernel $kver); results written before it are kept"
+    if [ -n "$test" ]; then
+      echo "running test: $test (suite $(basename "$f" | cut -d. -f1); events file $f)"
+    else
+      echo "running test: none known (no rdmacheck events file under $out ends in a started test)"
+    fi
+    echo "console ($console), last 40 lines:"
+    tail -n 40 "$run/console.log"
+  } >"$out/lab-panic.txt"
+}
+
 status=$(cat "$run/ctl/status" 2>/dev/null || true)
+if [ -z "$status" ] && grep -qs 'Kernel panic - not syncing' "$run/console.log"; then
+  panic_report
+  sed -n 's/^/lab: /;2p' "$out/lab-panic.txt" >&2
+  tail -n 15 "$run/console.log" | sed 's/^/lab: console: /' >&2
+  log "error: the guest kernel panicked; details in $out/lab-panic.txt"
+  exit 123
+fi
 if [ -z "$status" ] && [ $((SECONDS - boot)) -ge "$limit" ]; then
   log "error: VM timed out after $limit s (RDMACHECK_LAB_TIMEOUT) and was killed; console: $console"
   exit 124

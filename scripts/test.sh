@@ -3,6 +3,7 @@
 #   1. installs what is missing (scripts/install-deps.sh),
 #   2. builds (build/),
 #   3. runs the host unit tests (CTest label `unit`: harness logic, reports, browser test),
+#      and the lab boot tests (label `lab-boot`: a guest kernel panic, on purpose),
 #   4. boots the VM lab and runs the device tests on rxe0 and siw0 there (CTest label `device`;
 #      also setup-softrdma.sh's test and the container image, built from an offline base).
 # Both CTest summaries are printed; the exit status is non-zero if either had a failure.
@@ -23,6 +24,10 @@ step "unit tests (host)"
 ctest --test-dir build -L unit --output-on-failure --timeout 600
 unit=$?
 
+step "lab boot tests (host: a guest kernel panic loses no result)"
+ctest --test-dir build -L lab-boot --output-on-failure
+labboot=$?
+
 step "offline base of the container image (for device.container; cached)"
 containers/make-base-rootfs.sh >/dev/null || echo "test.sh: no container base: device.container will be skipped" >&2
 
@@ -31,5 +36,5 @@ rm -rf out/ctest
 scripts/lab.sh -- ctest --test-dir build -L device --output-on-failure
 device=$?
 
-step "done: unit tests exit $unit, device tests exit $device"
-[ "$unit" -eq 0 ] && [ "$device" -eq 0 ]
+step "done: unit tests exit $unit, lab boot tests exit $labboot, device tests exit $device"
+[ "$unit" -eq 0 ] && [ "$labboot" -eq 0 ] && [ "$device" -eq 0 ]

@@ -6,7 +6,7 @@
 set -uo pipefail
 bin=${1:?usage: check_watchdog_demo.sh SELFTEST_BINARY DEVICE OUT_DIR} dev=${2:?} out=${3:?}
 rm -rf "$out"
-"$bin" run --device="$dev" --out="$out" --no_expectations --test_timeout=10
+"$bin" run --device="$dev" --suites=watchdog_demo --out="$out" --no_expectations --test_timeout=10
 rc=$?
 [ "$rc" -eq 1 ] || { echo "FAIL: the run exited $rc, expected 1 (failures found)" >&2; exit 1; }
 python3 - "$out/results.json" <<'PY'

@@ -108,6 +108,15 @@ TEST(ApplyExpectationTest, AKnownFailureIsXfailWithItsReason) {
   EXPECT_FALSE(IsFailure(r.status));
 }
 
+TEST(ApplyExpectationTest, AKernelLogFailureIsNeverXfail) {
+  ExpectationFile file = File({Entry("QpTest.RtsManual")});
+  TestResult r = Result(TestStatus::kFail);
+  r.kernel_log = {"[ 1.0] WARNING: CPU: 0 PID: 1 at drivers/infiniband/sw/siw/siw_qp.c:1"};
+  ApplyExpectation(&file.entries[0], r);
+  EXPECT_EQ(r.status, TestStatus::kFail);
+  EXPECT_EQ(r.expectation_reason, "");
+}
+
 TEST(ApplyExpectationTest, APassOfAKnownFailureIsXpassAndFailsTheRun) {
   ExpectationFile file = File({Entry("QpTest.RtsManual")});
   TestResult r = Result(TestStatus::kPass);

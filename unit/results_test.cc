@@ -61,6 +61,28 @@ TEST(ResultsTest, JsonRoundTripKeepsEveryField) {
   EXPECT_EQ(ResultsToJson(back), json);
 }
 
+TEST(ResultsTest, KernelLogTrafficAndCompletenessRoundTrip) {
+  RunResults run = Sample();
+  run.complete = false;
+  run.tests[1].kernel_log = {"[ 1.000000] WARNING: CPU: 0 PID: 1 at x"};
+  run.tests[0].traffic = {{"completions", 2}, {"counters", {{"sent_pkts", 2}}}, {"read_ms", 0.5}};
+  nlohmann::json json = ResultsToJson(run);
+  EXPECT_EQ(json["complete"], false);
+  EXPECT_EQ(json["tests"][2]["kernel_log"], nlohmann::json::array());  // none: said, not left out
+  EXPECT_FALSE(json["tests"][2].contains("traffic"));                 // no counters: left out
+  ASSERT_OK_AND_ASSIGN(RunResults back, ResultsFromJson(json));
+  EXPECT_FALSE(back.complete);
+  EXPECT_EQ(back.tests[1].kernel_log, run.tests[1].kernel_log);
+  EXPECT_EQ(back.tests[0].traffic, run.tests[0].traffic);
+  EXPECT_EQ(ResultsToJson(back), json);
+}
+
+TEST(ResultsTest, JunitCarriesTheKernelLogLines) {
+  RunResults run = Sample();
+  run.tests[1].kernel_log = {"[ 1.0] WARNING: <x>"};
+  EXPECT_THAT(ResultsToJunit(run), HasSubstr("</failure>\n      <system-err>[ 1.0] WARNING: &lt;x&gt;\n</system-err>"));
+}
+
 TEST(ResultsTest, FromJsonRejectsUnknownStatus) {
   nlohmann::json json = ResultsToJson(Sample());
   json["tests"][0]["status"] = "maybe";

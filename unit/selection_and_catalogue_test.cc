@@ -51,13 +51,25 @@ TEST(CatalogueTest, SuiteIsTheFolderUnderSuites) {
 }
 
 TEST(EventsTest, RoundTripKeepsFieldsAndSurvivesOddBytes) {
-  TestEvent e{TestEvent::Kind::kEnd, "PdTest.A", TestStatus::kSkip, "requires atomics: \"x\"\n\xff", "atomics", 12.5};
+  TestEvent e;
+  e.kind = TestEvent::Kind::kEnd;
+  e.name = "PdTest.A";
+  e.status = TestStatus::kSkip;
+  e.message = "requires atomics: \"x\"\n\xff";
+  e.capability = "atomics";
+  e.duration_ms = 12.5;
+  e.start_us = 1000;
+  e.end_us = 2000;
+  e.traffic = {{"completions", 1}};
   ASSERT_OK_AND_ASSIGN(TestEvent back, DecodeEvent(EncodeEvent(e)));
   EXPECT_EQ(back.kind, TestEvent::Kind::kEnd);
   EXPECT_EQ(back.name, "PdTest.A");
   EXPECT_EQ(back.status, TestStatus::kSkip);
   EXPECT_EQ(back.capability, "atomics");
   EXPECT_DOUBLE_EQ(back.duration_ms, 12.5);
+  EXPECT_EQ(back.start_us, 1000);
+  EXPECT_EQ(back.end_us, 2000);
+  EXPECT_EQ(back.traffic, e.traffic);
   EXPECT_FALSE(DecodeEvent("{\"event\":\"bogus\"}").ok());
   EXPECT_FALSE(DecodeEvent("not json").ok());
 }

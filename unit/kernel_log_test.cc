@@ -1,0 +1,132 @@
+// runner/kernel_log.h: parsing /dev/kmsg records, recognising the kernel's problem
+// reports, grouping their lines, and attributing them to the tests whose window holds them.
+#include "runner/kernel_log.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace rdmacheck {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+
+TEST(KmsgRecordTest, ParsesPrefixTimeAndTextWithoutDictionary) {
+  std::optional<KernelRecord> r =
+      ParseKmsgRecord("4,1234,5678901,-,caller=T12;WARNING: CPU: 0 PID: 12 at x.c:1 f+0x1/0x2\n SUBSYSTEM=x\n");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->usec, 5678901);
+  EXPECT_EQ(r->level, 4);
+  EXPECT_EQ(r->text, "WARNING: CPU: 0 PID: 12 at x.c:1 f+0x1/0x2");
+  EXPECT_EQ(ParseKmsgRecord("12,9,100,-;rdmacheck: x\n")->level, 4);  // facility user (1<<3) | warning
+  EXPECT_FALSE(ParseKmsgRecord("no semicolon").has_value());
+  EXPECT_FALSE(ParseKmsgRecord("4,x,y,-;text").has_value());
+}
+
+TEST(KernelProblemTest, RecognisesTheKernelsReports) {
+  for (const char* line : {"WARNING: CPU: 1 PID: 77 at drivers/infiniband/sw/rxe/rxe_qp.c:9 rxe_qp_do_cleanup",
+                           "BUG: kernel NULL pointer dereference, address: 0000000000000008",
+                           "kernel BUG at mm/slub.c:435!", "Oops: 0002 [#1] PREEMPT SMP NOPTI",
+                           "general protection fault, probably for non-canonical address 0xdead: 0000 [#1]",
+                           "WARNING: possible circular locking dependency detected",
+                           "INFO: task kworker/u4:2:81 blocked for more than 120 seconds.",
+                           "rcu: INFO: rcu_preempt self-detected stall on CPU",
+                           "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:",
+                           "watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [rxe_loop:9]",
+                           "UBSAN: shift-out-of-bounds in drivers/infiniband/sw/siw/siw_qp.c:12",
+                           "Kernel panic - not syncing: sysrq triggered crash"}) {
+    EXPECT_TRUE(IsKernelProblem(line)) << line;
+  }
+  for (const char* line : {"rdma_rxe: loaded", "infiniband rxe0: set active", "rdmacheck: suite pd on rxe0 starts",
+                           "siw: device registered", "------------[ cut here ]------------"}) {
+    EXPECT_FALSE(IsKernelProblem(line)) << line;
+  }
+}
+
+TEST(ProblemCollectorTest, AReportKeepsItsFollowingLinesUpToTheEndMarker) {
+  ProblemCollector c;
+  c.Add({1'000'000, 4, "rdma_rxe: qp#17 state error"}, 0);  // before: not part of anything
+  c.Add({2'000'000, 4, "WARNING: CPU: 0 PID: 5 at x.c:1 f"}, 100);
+  c.Add({2'000'100, 4, "Modules linked in: rdma_rxe"}, 100);
+  c.Add({2'000'200, 4, "---[ end trace 0000000000000000 ]---"}, 100);
+  c.Add({2'000'300, 6, "rdma_rxe: unrelated after the end"}, 100);
+  c.Add({9'000'000, 3, "BUG: unable to handle page fault"}, 100);
+  std::vector<KernelProblem> p = c.Take();
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].usec, 2'000'000 - 100);  // on CLOCK_MONOTONIC
+  EXPECT_THAT(p[0].lines, ElementsAre("[    2.000000] WARNING: CPU: 0 PID: 5 at x.c:1 f",
+                                      "[    2.000100] Modules linked in: rdma_rxe",
+                                      "[    2.000200] ---[ end trace 0000000000000000 ]---"));
+  EXPECT_THAT(p[1].lines, ElementsAre("[    9.000000] BUG: unable to handle page fault"));
+  EXPECT_THAT(c.Take(), IsEmpty());
+}
+
+TEST(ProblemCollectorTest, ALineLongAfterTheLastIsNotPartOfTheReport) {
+  ProblemCollector c;
+  c.Add({1'000'000, 4, "INFO: task x:1 blocked for more than 120 seconds."}, 0);
+  c.Add({1'000'000 + ProblemCollector::kContinuationUs + 1, 6, "later, unrelated"}, 0);
+  std::vector<KernelProblem> p = c.Take();
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].lines.size(), 1u);
+}
+
+TestResult Windowed(const std::string& name, int64_t start, int64_t end, TestStatus status = TestStatus::kPass) {
+  TestResult t;
+  t.suite = "pd";
+  t.name = name;
+  t.status = status;
+  t.start_us = start;
+  t.end_us = end;
+  return t;
+}
+
+TEST(AttachKernelProblemsTest, FailsTheTestWhoseWindowHoldsTheReport) {
+  std::vector<TestResult> tests = {Windowed("A.First", 100, 200), Windowed("A.Second", 300, 400),
+                                   Windowed("A.Skipped", 500, 600, TestStatus::kSkip)};
+  tests[2].capability = "atomics";
+  std::vector<std::string> outside =
+      AttachKernelProblems({{350, {"[0.000350] WARNING: at x", "[0.000351] Call Trace:"}},
+                            {550, {"[0.000550] BUG: y"}},
+                            {250, {"[0.000250] Oops: z"}}},
+                           tests);
+  EXPECT_EQ(tests[0].status, TestStatus::kPass);
+  EXPECT_THAT(tests[0].kernel_log, IsEmpty());
+  EXPECT_EQ(tests[1].status, TestStatus::kFail);
+  EXPECT_THAT(tests[1].message, StartsWith("kernel log: "));
+  EXPECT_THAT(tests[1].message, HasSubstr("WARNING: at x"));
+  EXPECT_THAT(tests[1].kernel_log, ElementsAre("[0.000350] WARNING: at x", "[0.000351] Call Trace:"));
+  EXPECT_EQ(tests[2].status, TestStatus::kFail);  // a skip that splatted is no skip
+  EXPECT_EQ(tests[2].capability, "");
+  EXPECT_THAT(outside, ElementsAre("[0.000250] Oops: z"));
+  TestResult r = OutsideTestsResult("pd", outside);
+  EXPECT_EQ(r.name, kKernelLogOutsideTests);
+  EXPECT_EQ(r.status, TestStatus::kFail);
+  EXPECT_THAT(r.message, HasSubstr("Oops: z"));
+}
+
+TEST(AttachKernelProblemsTest, KeepsTheTestsOwnFailureMessage) {
+  std::vector<TestResult> tests = {Windowed("A.Fails", 100, 200, TestStatus::kFail)};
+  tests[0].message = "x.cc:3: Expected 0, got 22";
+  AttachKernelProblems({{150, {"[0.000150] WARNING: w"}}}, tests);
+  EXPECT_THAT(tests[0].message, HasSubstr("kernel log: "));
+  EXPECT_THAT(tests[0].message, HasSubstr("Expected 0, got 22"));
+}
+
+TEST(AttachKernelProblemsTest, ATestWithoutWindowTakesNothing) {
+  std::vector<TestResult> tests = {Windowed("A.NeverStarted", 0, 0)};
+  EXPECT_THAT(AttachKernelProblems({{0, {"BUG: b"}}}, tests), ElementsAre("BUG: b"));
+  EXPECT_EQ(tests[0].status, TestStatus::kPass);
+}
+
+TEST(KernelLogTest, SaysOnceWhyItCannotRead) {
+  KernelLog log("/nonexistent/kmsg");
+  EXPECT_FALSE(log.readable());
+  EXPECT_THAT(log.Describe(), StartsWith("NOT read: no /nonexistent/kmsg"));
+  log.Mark("ignored");
+  EXPECT_THAT(log.ReadProblems(), IsEmpty());
+}
+
+}  // namespace
+}  // namespace rdmacheck
