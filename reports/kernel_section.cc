@@ -26,6 +26,7 @@ KernelFindings FindingsOf(const RunResults& results) {
     ++f.counted;
     if (t.traffic.contains("read_ms")) reads.push_back(t.traffic.value("read_ms", 0.0));
     if (t.traffic.value("completions", 0) > 0) ++f.with_traffic;
+    if (!t.traffic.value("counters", nlohmann::json::object()).empty()) ++f.counters_moved;
     if (t.traffic.contains("flag")) f.flagged.push_back(&t);
   }
   if (!reads.empty()) {
@@ -58,6 +59,7 @@ ExtraSection KernelSection(const Report& report) {
         {"traffic counters", f.traffic_counters},
         {"tests with counter readings", absl::StrCat(f.counted)},
         {"tests with traffic (work completed on the wire)", absl::StrCat(f.with_traffic)},
+        {"tests during which a counter moved", absl::StrCat(f.counters_moved)},
         {"flagged: traffic that moved no counter", absl::StrCat(f.flagged.size())},
         {"counter reading overhead", overhead},
     };

@@ -16,6 +16,7 @@ struct KernelFindings {
   std::string traffic_counters;  // environment.traffic_counters
   std::vector<const TestResult*> kernel_failures;  // tests with kernel_log lines
   int with_traffic = 0;          // tests whose work completed on the wire
+  int counters_moved = 0;        // tests during which some counter moved (also CM MADs, direct polls)
   std::vector<const TestResult*> flagged;          // ... and moved no counter
   int counted = 0;               // tests with counter readings
   double read_ms_median = 0, read_ms_max = 0;      // counter reads per test (before + after)

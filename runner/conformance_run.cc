@@ -75,10 +75,10 @@ void JudgeByKernelLog(KernelLog& log, const std::string& suite, const std::funct
 
 // environment.traffic_counters: how each test's traffic is proven, or why it is not.
 std::string TrafficCountersNote(const RunPlan& plan) {
-  Decision d = Decide(plan.profile, Cap::kTrafficCounters);
-  if (!d.available) return absl::StrCat("unsupported: ", d.reason);
-  DeviceCounters counters = DeviceCounters::Find(plan.selection.device, plan.selection.port);
-  return absl::StrCat(counters.any() ? "read before and after each test: " : "unsupported: ", counters.evidence());
+  const Decision d = Decide(plan.profile, Cap::kTrafficCounters);
+  const DeviceCounters counters = DeviceCounters::Find(plan.selection.device, plan.selection.port);
+  if (d.available && counters.any()) return absl::StrCat("read before and after each test: ", counters.evidence());
+  return absl::StrCat("unsupported: ", counters.any() ? d.reason : counters.evidence());
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ TEST(KernelSectionTest, CountsKernelFailuresTrafficFlagsAndOverhead) {
   EXPECT_EQ(f.kernel_failures.size(), 1u);
   EXPECT_EQ(f.counted, 3);
   EXPECT_EQ(f.with_traffic, 2);
+  EXPECT_EQ(f.counters_moved, 1);
   EXPECT_EQ(f.flagged.size(), 1u);
   EXPECT_DOUBLE_EQ(f.read_ms_median, 2.0);
   EXPECT_DOUBLE_EQ(f.read_ms_max, 3.0);
