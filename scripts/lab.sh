@@ -236,23 +236,28 @@ qpid=''
 # The readers end when QEMU closes the FIFOs; bounded, in case it never opened them.
 for _ in $(seq 50); do [ -z "$(jobs -pr)" ] && break; sleep 0.1; done
 
-# panic_report: <out>/lab-panic.txt. The test that was running is the one whose start is
-# the last line of the newest events file an rdmacheck run left under <out> in this boot
-# (runner/events.h; the share is written through, so it is there after the crash).
+# panic_report: <out>/lab-panic.txt. A test was running when its start is the last line
+# of the newest events file of its run's logs dir (runner/events.h; the share is written
+# through, so the file is there after the crash). Runs in parallel (run-devices.sh: one
+# per device) each name theirs.
 panic_report() {
-  local f last test=''
-  f=$(find "$out" -name '*.events' -newer "$run/ctl/env" -printf '%T@ %p\n' 2>/dev/null | sort -n | tail -n 1 | cut -d' ' -f2-)
-  if [ -n "$f" ]; then
+  local f last dir running=() seen=' '
+  while read -r _ f; do
+    dir=$(dirname "$f")
+    [[ $seen == *" $dir "* ]] && continue  # only the newest file of each run
+    seen+="$dir "
     last=$(tail -n 1 "$f")
-    case $last in *'"event":"start"'*) test=$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' <<<"$last") ;; esac
-  fi
+    case $last in
+      *'"event":"start"'*)
+        running+=("$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' <<<"$last") (suite $(basename "$f" | cut -d. -f1); events file $f)") ;;
+    esac
+  done < <(find "$out" -name '*.events' -newer "$run/ctl/env" -printf '%T@ %p\n' 2>/dev/null | sort -rn)
   {
     echo "lab: the guest kernel panicked (kernel $kver); results written before it are kept"
-    if [ -n "$test" ]; then
-      echo "running test: $test (suite $(basename "$f" | cut -d. -f1); events file $f)"
-    else
+    if [ ${#running[@]} -eq 0 ]; then
       echo "running test: none known (no rdmacheck events file under $out ends in a started test)"
     fi
+    for f in "${running[@]}"; do echo "running test: $f"; done
     echo "console ($console), last 40 lines:"
     tail -n 40 "$run/console.log"
   } >"$out/lab-panic.txt"
