@@ -27,6 +27,7 @@ constexpr std::pair<const char*, const char*> kEnvironmentOrder[] = {
     {"netdev", "netdev"},
     {"kernel_log", "kernel log"},
     {"traffic_counters", "traffic counters"},
+    {"traffic_run_totals", "counters, whole run"},
     {"connect_method", "connection method"},
     {"hostname", "host"},
 };

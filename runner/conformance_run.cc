@@ -74,11 +74,20 @@ void JudgeByKernelLog(KernelLog& log, const std::string& suite, const std::funct
 }
 
 // environment.traffic_counters: how each test's traffic is proven, or why it is not.
-std::string TrafficCountersNote(const RunPlan& plan) {
+std::string TrafficCountersNote(const RunPlan& plan, const DeviceCounters& counters) {
   const Decision d = Decide(plan.profile, Cap::kTrafficCounters);
-  const DeviceCounters counters = DeviceCounters::Find(plan.selection.device, plan.selection.port);
   if (d.available && counters.any()) return absl::StrCat("read before and after each test: ", counters.evidence());
   return absl::StrCat("unsupported: ", counters.any() ? d.reason : counters.evidence());
+}
+
+// The counters' movement over the whole run, for a cross-check with what a capture of the
+// wire saw (the two-node lab: rxe's sent_pkts against the RoCEv2 frames the node sent).
+// Null where the device keeps none.
+nlohmann::json RunTotals(const DeviceCounters& counters, const absl::StatusOr<CounterValues>& before) {
+  if (!counters.any() || !before.ok()) return nullptr;
+  absl::StatusOr<CounterValues> after = counters.Read();
+  if (!after.ok()) return nullptr;
+  return CounterDeltas(*before, *after);
 }
 
 }  // namespace
@@ -103,7 +112,10 @@ RunResults Execute(const RunPlan& plan) {
   options.on_result = plan.on_result;
 
   KernelLog kernel_log(plan.kernel_log_path);
-  results.environment["traffic_counters"] = TrafficCountersNote(plan);
+  const DeviceCounters counters = DeviceCounters::Find(plan.selection.device, plan.selection.port);
+  results.environment["traffic_counters"] = TrafficCountersNote(plan, counters);
+  const absl::StatusOr<CounterValues> counters_before =
+      counters.any() ? counters.Read() : absl::StatusOr<CounterValues>(CounterValues{});
   results.complete = false;
   for (const std::string& suite : SuitesOf(plan.tests)) {
     SuitePlan suite_plan{suite, {}};
@@ -125,6 +137,9 @@ RunResults Execute(const RunPlan& plan) {
     if (plan.on_suite) plan.on_suite(results);
   }
   results.environment["kernel_log"] = kernel_log.Describe();
+  if (nlohmann::json totals = RunTotals(counters, counters_before); !totals.is_null()) {
+    results.environment["traffic_run_totals"] = std::move(totals);
+  }
   results.duration_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
   results.complete = true;
   return results;

@@ -6,7 +6,8 @@
 #     as failing (a kernel problem is never xfail), and keep BStaysClean a clean pass;
 #  2. rdmacheck's RcSendTest on DEVICE: where the device keeps counters, every test whose
 #     work completed on the wire shows counter deltas and none is flagged; where it keeps
-#     none (siw), the run says "unsupported" and records no traffic.
+#     none (siw), the run says "unsupported" and records no traffic. The run's totals
+#     (environment.traffic_run_totals) hold at least what the tests' deltas add up to.
 #   selftest/check_kernel_log.sh SELFTEST_BINARY RDMACHECK_BINARY DEVICE OUT_DIR
 set -uo pipefail
 selftest=${1:?usage: check_kernel_log.sh SELFTEST_BINARY RDMACHECK_BINARY DEVICE OUT_DIR}
@@ -55,9 +56,14 @@ if counters.startswith("read"):
     for t in moved:
         if not t["traffic"].get("counters") or "flag" in t["traffic"]:
             bad.append(f"{t['name']}: traffic {t['traffic']}: the counters show no trace")
+    totals = traffic["environment"].get("traffic_run_totals", {})
+    per_test = sum(t["traffic"].get("counters", {}).get("sent_pkts", 0) for t in traffic["tests"] if "traffic" in t)
+    if totals.get("sent_pkts", 0) < per_test or per_test == 0:
+        bad.append(f"traffic_run_totals sent_pkts {totals.get('sent_pkts')} < the tests' sum {per_test}")
     reads = sorted(t["traffic"]["read_ms"] for t in traffic["tests"] if "traffic" in t)
     print(f"traffic: {len(moved)} of {len(ran)} passing RcSendTests moved data, all seen in the counters; "
-          f"counter reads per test: median {reads[len(reads) // 2]:.2f} ms, max {reads[-1]:.2f} ms")
+          f"counter reads per test: median {reads[len(reads) // 2]:.2f} ms, max {reads[-1]:.2f} ms; "
+          f"sent_pkts: {per_test} in the tests, {totals.get('sent_pkts')} in the whole run")
 elif counters.startswith("unsupported"):
     if any("traffic" in t for t in traffic["tests"]):
         bad.append("traffic recorded although the counters are unsupported")
