@@ -1,5 +1,6 @@
 #include "capabilities/expectations.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -78,7 +79,7 @@ absl::StatusOr<VersionRange> ParseRange(const json& j, const std::string& where)
 
 absl::StatusOr<Expectation> ParseEntry(const json& j, const std::string& where) {
   if (!j.is_object()) return absl::InvalidArgumentError(absl::StrCat(where, ": must be an object"));
-  static const char* const kKeys[] = {"test", "kind", "reason", "reference", "kernel", "rdma_core"};
+  static const char* const kKeys[] = {"test", "kind", "reason", "reference", "signature", "kernel", "rdma_core"};
   for (const auto& [key, value] : j.items()) {
     if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": unknown key '", key, "'"));
@@ -92,10 +93,17 @@ absl::StatusOr<Expectation> ParseEntry(const json& j, const std::string& where) 
   };
   Expectation e;
   absl::StatusOr<std::string> test = text("test"), kind = text("kind"), reason = text("reason"),
-                              reference = text("reference");
-  for (const auto* s : {&test, &kind, &reason, &reference}) {
+                              reference = text("reference"), signature = text("signature");
+  for (const auto* s : {&test, &kind, &reason, &reference, &signature}) {
     if (!s->ok()) return s->status();
   }
+  try {
+    e.signature_re = std::make_shared<const std::regex>(*signature, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": signature '", *signature, "' is not a regular expression: ", error.what()));
+  }
+  e.signature = *signature;
   e.test = *test;
   if (e.test.find_first_of(":- ") != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": test '", e.test, "' must be one pattern (no ':', '-', ' ')"));
@@ -132,6 +140,34 @@ bool VersionRange::Contains(absl::string_view version) const {
 
 bool Expectation::Matches(absl::string_view test_name) const {
   return Glob(test, test_name) || Glob(test, CatalogueName(test_name));
+}
+
+// A failure message holds one part per failed assertion, each starting "file.cc:LINE: ".
+// Every part must be the known deviation: a second, different failure in the same test
+// is not covered by the entry.
+std::vector<absl::string_view> FailureParts(absl::string_view message) {
+  static const std::regex kPartStart(R"re((^|\n)[^\s:]+\.(cc|h):\d+: )re");
+  std::vector<size_t> starts;
+  for (auto it = std::cregex_iterator(message.begin(), message.end(), kPartStart); it != std::cregex_iterator(); ++it) {
+    starts.push_back(static_cast<size_t>(it->position(0)) + it->length(1));
+  }
+  if (starts.empty() || starts[0] != 0) starts.insert(starts.begin(), 0);
+  std::vector<absl::string_view> parts;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    size_t end = i + 1 < starts.size() ? starts[i + 1] : message.size();
+    absl::string_view part = absl::StripAsciiWhitespace(message.substr(starts[i], end - starts[i]));
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+bool Expectation::MatchesFailure(absl::string_view message) const {
+  if (signature_re == nullptr) return false;
+  std::vector<absl::string_view> parts = FailureParts(message);
+  if (parts.empty()) return false;
+  return std::all_of(parts.begin(), parts.end(), [&](absl::string_view part) {
+    return std::regex_search(part.begin(), part.end(), *signature_re);
+  });
 }
 
 absl::StatusOr<ExpectationFile> ParseExpectations(const json& j, const std::string& path) {
@@ -235,6 +271,13 @@ void ApplyExpectation(const Expectation* e, TestResult& result) {
   const bool fails = e->kind == ExpectationKind::kFails;
   switch (result.status) {
     case TestStatus::kFail:
+      if (result.abnormal || !e->MatchesFailure(result.message)) {
+        result.message = absl::StrCat("not the known deviation (", e->reason, "; signature /", e->signature, "/",
+                                      result.abnormal ? " never covers a crash, a hang, a leak or a kernel splat"
+                                                      : " does not match",
+                                      "): ", result.message);
+        return;  // stays a failure
+      }
       result.status = TestStatus::kXfail;
       break;
     case TestStatus::kPass:

@@ -4,9 +4,13 @@
 // identity.driver (the kernel's name for it: "rxe", "siw").
 //
 // What an entry does to a test it matches (first matching entry wins):
-//   kind "fails":  a failure becomes `xfail` (not a failure of the run); a pass becomes
-//                  `xpass`, which *is* a failure: the list is stale or the device got fixed.
-//   kind "flaky":  a failure becomes `xfail`; a pass stays a pass.
+//   kind "fails":  a failure *whose message matches the entry's signature* becomes `xfail`
+//                  (not a failure of the run); a pass becomes `xpass`, which *is* a
+//                  failure: the list is stale or the device got fixed.
+//   kind "flaky":  a failure matching the signature becomes `xfail`; a pass stays a pass.
+//   Any other failure of the test stays `fail`, its message prefixed "not the known
+//   deviation": a different wrong value, a crash, a watchdog kill, a leak or a kernel
+//   splat (TestResult::abnormal) is never absorbed by an entry.
 //   A skip stays a skip. An entry with a kernel / rdma_core range applies only inside it.
 //
 // Every pattern must match a registered test: a pattern that matches none is an error at
@@ -14,7 +18,9 @@
 #ifndef RDMACHECK_CAPABILITIES_EXPECTATIONS_H_
 #define RDMACHECK_CAPABILITIES_EXPECTATIONS_H_
 
+#include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -43,10 +49,18 @@ struct Expectation {
   ExpectationKind kind = ExpectationKind::kFails;
   std::string reason;     // what deviates, in one line
   std::string reference;  // where the expected behaviour comes from, or the kernel commit
+  // ECMAScript regular expression, searched in the failure message: what this deviation
+  // makes the test print (the WC status, the errno, the value seen), e.g.
+  // "status IBV_WC_SUCCESS .*want.*IBV_WC_REM_ACCESS_ERR".
+  std::string signature;
+  std::shared_ptr<const std::regex> signature_re;
   VersionRange kernel;
   VersionRange rdma_core;
 
   bool Matches(absl::string_view test_name) const;
+  // Whether a failure with this message is the deviation this entry describes: every
+  // failed assertion in it (each part "file.cc:LINE: ...") contains a match.
+  bool MatchesFailure(absl::string_view message) const;
 };
 
 struct ExpectationFile {
@@ -55,8 +69,9 @@ struct ExpectationFile {
   std::vector<Expectation> entries;
 };
 
-// Parsing checks the format strictly (unknown keys, missing reason or reference, a bad
-// kind or version are errors naming the file and the entry).
+// Parsing checks the format strictly (unknown keys, missing reason, reference or signature,
+// a signature that is not a valid regular expression, a bad kind or version are errors
+// naming the file and the entry).
 absl::StatusOr<ExpectationFile> ParseExpectations(const nlohmann::json& json, const std::string& path);
 absl::StatusOr<ExpectationFile> LoadExpectations(const std::string& path);
 
@@ -75,6 +90,9 @@ std::vector<std::string> StaleEntries(const ExpectationFile& file, const std::ve
 // The entry that applies to `test_name` in this environment, or nullptr.
 const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,
                                    absl::string_view kernel, absl::string_view rdma_core);
+
+// The parts of a failure message, one per failed assertion (for MatchesFailure).
+std::vector<absl::string_view> FailureParts(absl::string_view message);
 
 // Turns a result into xfail / xpass as its expectation says (see above); no entry: as is.
 void ApplyExpectation(const Expectation* expectation, TestResult& result);

@@ -66,6 +66,7 @@ nlohmann::json TestToJson(const TestResult& t) {
                       {"purpose", t.purpose},
                       {"reference", t.reference},
                       {"needs", t.needs}};
+  if (t.abnormal) j["abnormal"] = true;
   if (!t.expectation_reason.empty()) {
     j["expectation"] = {{"reason", t.expectation_reason}, {"reference", t.expectation_reference}};
   }
@@ -88,6 +89,7 @@ absl::StatusOr<TestResult> TestFromJson(const nlohmann::json& j) {
   t.purpose = j.value("purpose", "");
   t.reference = j.value("reference", "");
   t.needs = j.value("needs", std::vector<std::string>{});
+  t.abnormal = j.value("abnormal", false);
   if (j.contains("expectation")) {
     t.expectation_reason = j["expectation"].value("reason", "");
     t.expectation_reference = j["expectation"].value("reference", "");

@@ -33,6 +33,10 @@ struct TestResult {
   TestStatus status = TestStatus::kPass;
   std::string message;     // failure messages, or the skip reason
   std::string capability;  // the missing capability of a skip
+  // The failure is not the test's own verdict: the child crashed, the watchdog killed it,
+  // it never ran, it leaked, or the kernel logged a splat. No expectation ever covers such
+  // a failure, whatever its message says.
+  bool abnormal = false;
   double duration_ms = 0;
   double setup_ms = 0;  // of duration_ms: fixture set-up and connecting pairs
   // From the catalogue.

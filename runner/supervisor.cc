@@ -95,6 +95,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
             leak_check->name = e.name;
             leak_check->status = e.status;
             leak_check->message = e.message;
+            leak_check->abnormal = e.status == TestStatus::kFail;
             leak_check->duration_ms = e.duration_ms;
           }
         } else if (e.kind == TestEvent::Kind::kEnd) {
@@ -139,6 +140,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
       r.suite = plan.suite;
       r.name = running;
       r.status = TestStatus::kFail;
+      r.abnormal = true;
       r.message = absl::StrCat(why, " while running this test; child output in ", log);
       r.duration_ms = MillisSince(running_since);
       r.start_us = running_start_us;
@@ -157,6 +159,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
         r.suite = plan.suite;
         r.name = t;
         r.status = TestStatus::kFail;
+        r.abnormal = true;
         r.message = reason;
         record(std::move(r));
       }

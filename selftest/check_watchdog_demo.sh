@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the deliberately broken tests of rdmacheck_selftest on DEVICE and checks that the
 # run survived and reported each: the crash and the hang failed by name with what
-# happened, the passes before and after are there, and the leak check names the PD.
+# happened, the passes before and after are there, and the leak check names the PD. Then
+# again with an expectation file that lists the crash and the hang with a signature that
+# matches anything: they must still fail (an expectation never covers a crash or a hang).
 #   selftest/check_watchdog_demo.sh SELFTEST_BINARY DEVICE OUT_DIR
 set -uo pipefail
 bin=${1:?usage: check_watchdog_demo.sh SELFTEST_BINARY DEVICE OUT_DIR} dev=${2:?} out=${3:?}
@@ -30,5 +32,27 @@ for name, (status, words) in expect.items():
 for b in bad:
     print("FAIL:", b, file=sys.stderr)
 print(f"watchdog demo: {len(expect) - len(bad)} of {len(expect)} results as expected")
+sys.exit(1 if bad else 0)
+PY
+[ $? -eq 0 ] || exit 1
+
+cat >"$out.expectations.json" <<'JSON'
+{"driver": "demo", "expectations": [
+  {"test": "WatchdogDemoTest.BCrashes", "kind": "fails", "reason": "any", "reference": "none", "signature": ".*"},
+  {"test": "WatchdogDemoTest.CHangs", "kind": "fails", "reason": "any", "reference": "none", "signature": ".*"}]}
+JSON
+"$bin" run --device="$dev" --out="$out/covered" --expectations="$out.expectations.json" --test_timeout=10 \
+  --gtest_filter='WatchdogDemoTest.BCrashes:WatchdogDemoTest.CHangs'
+rc=$?
+rm -f "$out.expectations.json"
+[ "$rc" -eq 1 ] || { echo "FAIL: with expectations for the crash and the hang the run exited $rc, expected 1" >&2; exit 1; }
+python3 - "$out/covered/results.json" <<'PY'
+import json, sys
+tests = {t["name"]: t for t in json.load(open(sys.argv[1]))["tests"]}
+bad = [n for n in ("WatchdogDemoTest.BCrashes", "WatchdogDemoTest.CHangs")
+       if tests.get(n, {}).get("status") != "fail" or "not the known deviation" not in tests[n].get("message", "")]
+for n in bad:
+    print("FAIL:", n, "was absorbed by its expectation:", tests.get(n), file=sys.stderr)
+print(f"watchdog demo: {2 - len(bad)} of 2 crashes/hangs stay failures under an expectation")
 sys.exit(1 if bad else 0)
 PY

@@ -14,7 +14,11 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 nlohmann::json Entry(std::string test, std::string kind = "fails") {
-  return {{"test", std::move(test)}, {"kind", std::move(kind)}, {"reason", "siw says no"}, {"reference", "RFC 5040"}};
+  return {{"test", std::move(test)},
+          {"kind", std::move(kind)},
+          {"reason", "siw says no"},
+          {"reference", "RFC 5040"},
+          {"signature", "EINVAL"}};
 }
 
 ExpectationFile File(std::vector<nlohmann::json> entries) {
@@ -55,6 +59,12 @@ TEST(ExpectationFormatTest, MistakesAreErrorsThatNameTheEntry) {
   EXPECT_THAT(error(no_reason).message(), HasSubstr("'reason' must be a non-empty string"));
   EXPECT_THAT(error(Entry("A.B", "sometimes")).message(), HasSubstr("must be \"fails\" or \"flaky\""));
   EXPECT_THAT(error(Entry("A.B:C.D")).message(), HasSubstr("must be one pattern"));
+  nlohmann::json no_signature = Entry("A.B");
+  no_signature.erase("signature");
+  EXPECT_THAT(error(no_signature).message(), HasSubstr("siw.json entry 1: 'signature' must be a non-empty string"));
+  nlohmann::json bad_signature = Entry("A.B");
+  bad_signature["signature"] = "status (IBV_WC_";
+  EXPECT_THAT(error(bad_signature).message(), HasSubstr("is not a regular expression"));
   nlohmann::json bad_version = Entry("A.B");
   bad_version["kernel"] = {{"from", "new"}};
   EXPECT_THAT(error(bad_version).message(), HasSubstr("kernel"));
@@ -141,6 +151,62 @@ TEST(ApplyExpectationTest, FlakyPassesStayPassesSkipsStaySkipsNoEntryChangesNoth
   TestResult untouched = Result(TestStatus::kFail);
   ApplyExpectation(nullptr, untouched);
   EXPECT_EQ(untouched.status, TestStatus::kFail);
+}
+
+// The entry describes one deviation: a different failure of the same test is not it.
+TEST(ApplyExpectationTest, AFailureThatDoesNotMatchTheSignatureStaysAFailure) {
+  nlohmann::json entry = Entry("QpTest.RtsManual");
+  entry["signature"] = "status IBV_WC_WR_FLUSH_ERR.*want IBV_WC_REM_ACCESS_ERR";
+  ExpectationFile file = File({entry});
+  TestResult known = Result(TestStatus::kFail);
+  known.message = "access_test.cc:40: status IBV_WC_WR_FLUSH_ERR (5), want IBV_WC_REM_ACCESS_ERR (10)";
+  ApplyExpectation(&file.entries[0], known);
+  EXPECT_EQ(known.status, TestStatus::kXfail);
+
+  TestResult other = Result(TestStatus::kFail);
+  other.message = "access_test.cc:40: status IBV_WC_SUCCESS (0), want IBV_WC_REM_ACCESS_ERR (10)";
+  ApplyExpectation(&file.entries[0], other);
+  EXPECT_EQ(other.status, TestStatus::kFail);
+  EXPECT_TRUE(IsFailure(other.status));
+  EXPECT_THAT(other.message, HasSubstr("not the known deviation (siw says no; signature /status IBV_WC_WR_FLUSH_ERR"));
+  EXPECT_THAT(other.message, HasSubstr("status IBV_WC_SUCCESS (0)"));  // what really happened stays visible
+  EXPECT_TRUE(other.expectation_reason.empty());
+}
+
+// Each failed assertion must be the deviation: a second, different failure in the same
+// test (a wrong value after the known wrong status) makes it a failure.
+TEST(ApplyExpectationTest, EveryFailedAssertionMustMatchTheSignature) {
+  nlohmann::json entry = Entry("QpTest.RtsManual");
+  entry["signature"] = "status is IBV_WC_LOC_QP_OP_ERR, expected IBV_WC_LOC_PROT_ERR";
+  ExpectationFile file = File({entry});
+  const std::string known = "a.cc:10: Value of: wc\n  Actual: status is IBV_WC_LOC_QP_OP_ERR, expected IBV_WC_LOC_PROT_ERR";
+  EXPECT_THAT(FailureParts(known + "\nb.cc:20: byte 3 is 0x00"), ElementsAre(known, "b.cc:20: byte 3 is 0x00"));
+
+  TestResult two = Result(TestStatus::kFail);
+  two.message = known + "\n" + known;
+  ApplyExpectation(&file.entries[0], two);
+  EXPECT_EQ(two.status, TestStatus::kXfail);
+
+  TestResult extra = Result(TestStatus::kFail);
+  extra.message = known + "\nb.cc:20: DATA_LOSS: byte 3 is 0x00, expected 0x5a";
+  ApplyExpectation(&file.entries[0], extra);
+  EXPECT_EQ(extra.status, TestStatus::kFail);
+}
+
+// A crash, a watchdog kill, a leak or a kernel splat is never the known deviation, even
+// when its message happens to match (here: the signature matches anything).
+TEST(ApplyExpectationTest, AnAbnormalFailureIsNeverAbsorbed) {
+  for (std::string kind : {"fails", "flaky"}) {
+    nlohmann::json entry = Entry("QpTest.RtsManual", kind);
+    entry["signature"] = ".*";
+    ExpectationFile file = File({entry});
+    TestResult crashed = Result(TestStatus::kFail);
+    crashed.abnormal = true;
+    crashed.message = "crashed: signal 11 (SEGV) while running this test; child output in logs/qp.log";
+    ApplyExpectation(&file.entries[0], crashed);
+    EXPECT_EQ(crashed.status, TestStatus::kFail) << kind;
+    EXPECT_THAT(crashed.message, HasSubstr("never covers a crash")) << kind;
+  }
 }
 
 TEST(ShippedExpectationsTest, EveryShippedFileParsesAndIsNamedForItsDriver) {

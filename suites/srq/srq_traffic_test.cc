@@ -10,6 +10,7 @@
 #include "testing/async_events.h"
 #include "testing/completion_source.h"
 #include "testing/device_test.h"
+#include "testing/in_child.h"
 
 namespace rdmacheck {
 namespace {
@@ -133,9 +134,11 @@ TEST_F(SrqTrafficTest, QpOnSrqRejectsPostRecv) {
   ibv_sge sge = receiver().Sge(0, kMessageBytes);
   ibv_recv_wr wr = RecvWr(kFirstWrId, &sge, 1);
   ibv_recv_wr* bad = nullptr;
-  const int rc = ibv_post_recv(receiver().qp(), &wr, &bad);
-  EXPECT_GT(rc, 0) << "ibv_post_recv returned " << rc << ": want a (positive) errno value";
-  RecordProperty("errno", ErrnoName(rc));
+  // In a child: a provider that crashes here must fail this test, not the suite.
+  absl::StatusOr<int64_t> rc = CallInChild([&] { return ibv_post_recv(receiver().qp(), &wr, &bad); }, DefaultWait());
+  ASSERT_THAT(rc, IsOk()) << "ibv_post_recv on a QP attached to an SRQ must return, not kill the caller";
+  EXPECT_GT(*rc, 0) << "ibv_post_recv returned " << *rc << ": want a (positive) errno value";
+  RecordProperty("errno", ErrnoName(static_cast<int>(*rc)));
 }
 
 RDMACHECK_ABOUT(SrqTrafficTest, RejectedPostRecvSetsBadWr,
@@ -144,11 +147,17 @@ RDMACHECK_ABOUT(SrqTrafficTest, RejectedPostRecvSetsBadWr,
 TEST_F(SrqTrafficTest, RejectedPostRecvSetsBadWr) {
   ibv_sge sge = receiver().Sge(0, kMessageBytes);
   ibv_recv_wr wr = RecvWr(kFirstWrId, &sge, 1);
-  ibv_recv_wr* bad = nullptr;
-  if (ibv_post_recv(receiver().qp(), &wr, &bad) == 0) {
-    GTEST_SKIP() << "the receive was accepted (QpOnSrqRejectsPostRecv reports that)";
-  }
-  EXPECT_EQ(bad, &wr);
+  enum : int64_t { kAccepted, kBadWrIsTheWr, kBadWrIsNot };
+  absl::StatusOr<int64_t> outcome = CallInChild(
+      [&]() -> int64_t {
+        ibv_recv_wr* bad = nullptr;
+        if (ibv_post_recv(receiver().qp(), &wr, &bad) == 0) return kAccepted;
+        return bad == &wr ? kBadWrIsTheWr : kBadWrIsNot;
+      },
+      DefaultWait());
+  ASSERT_THAT(outcome, IsOk()) << "ibv_post_recv on a QP attached to an SRQ must return, not kill the caller";
+  if (*outcome == kAccepted) GTEST_SKIP() << "the receive was accepted (QpOnSrqRejectsPostRecv reports that)";
+  EXPECT_EQ(*outcome, kBadWrIsTheWr) << "bad_wr does not point at the refused WR";
 }
 
 RDMACHECK_ABOUT(SrqTrafficTest, LastWqeReachedOnError,

@@ -1,0 +1,92 @@
+#include "testing/in_child.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "harness/status.h"
+
+namespace rdmacheck {
+
+namespace {
+
+// SIGCHLD at its default while the call runs: a process that ignores it (inherited from
+// whatever started it) has its children reaped for it, and their exit status is lost.
+class DefaultSigchld {
+ public:
+  DefaultSigchld() {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGCHLD, &dfl, &saved_);
+  }
+  ~DefaultSigchld() { sigaction(SIGCHLD, &saved_, nullptr); }
+
+ private:
+  struct sigaction saved_ {};
+};
+
+}  // namespace
+
+absl::StatusOr<int64_t> CallInChild(const std::function<int64_t()>& fn, absl::Duration timeout) {
+  DefaultSigchld sigchld;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus(errno, "pipe2");
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int err = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return ErrnoStatus(err, "fork");
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    const rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);  // a crash here is the finding; dumping its core only costs time
+    const int64_t value = fn();
+    const ssize_t n = write(fds[1], &value, sizeof(value));
+    _exit(n == sizeof(value) ? 0 : 1);  // no atexit handlers, no GoogleTest teardown
+  }
+  close(fds[1]);
+  int64_t value = 0;
+  size_t got = 0;
+  bool eof = false;  // the child closed its end: it returned (after writing) or died
+  pollfd p{fds[0], POLLIN, 0};
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!eof) {
+    const int64_t left_ms = absl::ToInt64Milliseconds(deadline - absl::Now());
+    if (left_ms <= 0 || poll(&p, 1, static_cast<int>(left_ms)) == 0) break;
+    const ssize_t n = read(fds[0], reinterpret_cast<char*>(&value) + got, sizeof(value) - got);
+    if (n <= 0) {
+      eof = true;
+    } else {
+      got = std::min(sizeof(value), got + static_cast<size_t>(n));
+    }
+  }
+  close(fds[0]);
+  int status = 0;
+  if (!eof) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return absl::DeadlineExceededError(
+        absl::StrCat("the call did not return within ", absl::FormatDuration(timeout), " (child killed)"));
+  }
+  if (waitpid(pid, &status, 0) != pid) return ErrnoStatus(errno, "waitpid");
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return absl::AbortedError(
+        absl::StrCat("killed by signal ", sig, " (", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", ")"));
+  }
+  if (got < sizeof(value)) return absl::InternalError("the child exited without returning a value");
+  return value;
+}
+
+}  // namespace rdmacheck
