@@ -3,7 +3,8 @@
 #  1. rdmacheck_selftest's KernelLogDemoTest.AWarnsInTheKernelLog writes a WARNING-shaped
 #     line into /dev/kmsg and passes by its verbs: the run must fail it with the line in
 #     results.json "kernel_log" and junit.xml, even with an expectation file that lists it
-#     as failing (a kernel problem is never xfail), and keep BStaysClean a clean pass;
+#     as failing with a signature its message matches (a kernel problem is never xfail),
+#     and keep BStaysClean a clean pass;
 #  2. rdmacheck's RcSendTest on DEVICE: where the device keeps counters, every test whose
 #     work completed on the wire shows counter deltas and none is flagged; where it keeps
 #     none (siw), the run says "unsupported" and records no traffic. The run's totals
@@ -15,7 +16,8 @@ bin=${2:?} dev=${3:?} out=${4:?}
 rm -rf "$out" && mkdir -p "$out"
 cat >"$out/expect-warning.json" <<'JSON'
 {"driver": "any", "expectations": [{"test": "KernelLogDemoTest.AWarnsInTheKernelLog", "kind": "fails",
-  "reason": "listed on purpose: a kernel-log failure must stay a failure", "reference": "selftest"}]}
+  "reason": "listed on purpose: a kernel-log failure must stay a failure", "reference": "selftest",
+  "signature": "not a kernel bug"}]}
 JSON
 "$selftest" run --device="$dev" --suites=kernel_log_demo --out="$out/warn" --expectations="$out/expect-warning.json"
 rc=$?
