@@ -8,7 +8,9 @@ namespace rdmacheck {
 
 Decision Decide(const Profile& profile, Cap cap) {
   auto it = profile.observed.find(cap);
-  if (it == profile.observed.end() || it->second.outcome == Outcome::kSupported) return {true, ""};
+  // Broken is not absent: the tests run and show how it misbehaves (and fail, unless an
+  // expectation names that failure). Only a refused or undeclared capability skips.
+  if (it == profile.observed.end() || it->second.outcome != Outcome::kUnsupported) return {true, ""};
   const Observation& o = it->second;
   std::string reason = absl::StrCat("requires ", CapName(cap), ": ", OutcomeName(o.outcome));
   if (!o.detail.empty()) absl::StrAppend(&reason, ": ", o.detail);

@@ -16,10 +16,12 @@ struct Decision {
   std::string reason;
 };
 
-// A capability the probe observed as supported is available. One observed unsupported or
-// broken is not, and the reason quotes the observation and, where an attribute speaks
-// about it, the declared fact (declared_support.h). One the probe did not try is
-// available: the test runs and shows what happens, rather than being skipped on a guess.
+// Only absence skips. A capability the probe observed as unsupported (refused, or not
+// declared, or excluded by the transport) is not available, and the reason quotes the
+// observation and, where an attribute speaks about it, the declared fact
+// (declared_support.h). One observed as supported, or as *broken* (declared or accepted,
+// but misbehaving), is available: its tests run and fail, unless an expectation names the
+// failure. One the probe did not try is available too: the test shows what happens.
 Decision Decide(const Profile& profile, Cap cap);
 
 // How tests connect RC QPs on this device: manual wiring where it works (it exercises

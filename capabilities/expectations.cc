@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
+#include "capabilities/cap.h"
+
 #ifndef RDMACHECK_SOURCE_EXPECTATIONS_DIR
 #define RDMACHECK_SOURCE_EXPECTATIONS_DIR ""
 #endif
@@ -79,7 +81,8 @@ absl::StatusOr<VersionRange> ParseRange(const json& j, const std::string& where)
 
 absl::StatusOr<Expectation> ParseEntry(const json& j, const std::string& where) {
   if (!j.is_object()) return absl::InvalidArgumentError(absl::StrCat(where, ": must be an object"));
-  static const char* const kKeys[] = {"test", "kind", "reason", "reference", "signature", "kernel", "rdma_core"};
+  static const char* const kKeys[] = {"test",      "capability", "kind",   "reason",
+                                      "reference", "signature",  "kernel", "rdma_core"};
   for (const auto& [key, value] : j.items()) {
     if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": unknown key '", key, "'"));
@@ -92,7 +95,15 @@ absl::StatusOr<Expectation> ParseEntry(const json& j, const std::string& where) 
     return j[key].get<std::string>();
   };
   Expectation e;
-  absl::StatusOr<std::string> test = text("test"), kind = text("kind"), reason = text("reason"),
+  if (j.contains("capability")) {
+    if (j.contains("test")) return absl::InvalidArgumentError(absl::StrCat(where, ": 'test' and 'capability' exclude each other"));
+    if (!j["capability"].is_string() || !CapFromName(j["capability"].get<std::string>())) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": 'capability' must name a capability (rdmacheck probe lists them)"));
+    }
+    e.capability = j["capability"].get<std::string>();
+  }
+  absl::StatusOr<std::string> test = e.capability.empty() ? text("test") : absl::StatusOr<std::string>("-"),
+                              kind = text("kind"), reason = text("reason"),
                               reference = text("reference"), signature = text("signature");
   for (const auto* s : {&test, &kind, &reason, &reference, &signature}) {
     if (!s->ok()) return s->status();
@@ -104,8 +115,8 @@ absl::StatusOr<Expectation> ParseEntry(const json& j, const std::string& where) 
         absl::StrCat(where, ": signature '", *signature, "' is not a regular expression: ", error.what()));
   }
   e.signature = *signature;
-  e.test = *test;
-  if (e.test.find_first_of(":- ") != std::string::npos) {
+  e.test = e.capability.empty() ? *test : "";
+  if (e.capability.empty() && e.test.find_first_of(":- ") != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": test '", e.test, "' must be one pattern (no ':', '-', ' ')"));
   }
   if (*kind == "fails") {
@@ -139,6 +150,7 @@ bool VersionRange::Contains(absl::string_view version) const {
 }
 
 bool Expectation::Matches(absl::string_view test_name) const {
+  if (test.empty()) return false;  // a capability entry
   return Glob(test, test_name) || Glob(test, CatalogueName(test_name));
 }
 
@@ -249,12 +261,21 @@ std::vector<std::string> StaleEntries(const ExpectationFile& file, const std::ve
   const std::string name = std::filesystem::path(file.path).filename().string();
   for (size_t i = 0; i < file.entries.size(); ++i) {
     const Expectation& e = file.entries[i];
+    if (!e.capability.empty()) continue;  // checked against the capability names when parsed
     bool used = std::any_of(test_names.begin(), test_names.end(), [&](const std::string& t) { return e.Matches(t); });
     if (!used) {
       stale.push_back(absl::StrCat(name, " entry ", i, ": pattern '", e.test, "' matches no registered test"));
     }
   }
   return stale;
+}
+
+const Expectation* FindCapabilityExpectation(const ExpectationFile& file, absl::string_view capability,
+                                             absl::string_view kernel, absl::string_view rdma_core) {
+  for (const Expectation& e : file.entries) {
+    if (e.capability == capability && e.kernel.Contains(kernel) && e.rdma_core.Contains(rdma_core)) return &e;
+  }
+  return nullptr;
 }
 
 const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,

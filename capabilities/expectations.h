@@ -46,6 +46,9 @@ struct Expectation {
   // GoogleTest-style pattern ('*', '?') over the test's full name
   // ("Inst/CqTest.Create/1") or its catalogue name ("CqTest.Create").
   std::string test;
+  // Instead of `test`: a capability the probe finds broken on this driver ("send_with_inv");
+  // the signature is then matched against the probe's evidence (broken.h).
+  std::string capability;
   ExpectationKind kind = ExpectationKind::kFails;
   std::string reason;     // what deviates, in one line
   std::string reference;  // where the expected behaviour comes from, or the kernel commit
@@ -86,6 +89,10 @@ absl::StatusOr<std::vector<ExpectationFile>> AllShippedExpectations();
 // "siw.json entry 3: pattern 'PdTest.Gone*' matches no registered test", one per stale entry.
 // `test_names`: GoogleTest full names of every registered test.
 std::vector<std::string> StaleEntries(const ExpectationFile& file, const std::vector<std::string>& test_names);
+
+// The "capability" entry for `capability` in this environment, or nullptr.
+const Expectation* FindCapabilityExpectation(const ExpectationFile& file, absl::string_view capability,
+                                             absl::string_view kernel, absl::string_view rdma_core);
 
 // The entry that applies to `test_name` in this environment, or nullptr.
 const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
+#include "capabilities/broken.h"
 #include "capabilities/expectations.h"
 #include "capabilities/probe.h"
 #include "gtest/gtest.h"
@@ -102,6 +103,10 @@ int RunCommand(const std::vector<std::string>& positional) {
     if (*expectations) ApplyExpectation(FindExpectation(**expectations, r.name, identity.kernel, identity.rdma_core), r);
   };
 
+  // Declared but misbehaving: a result each, before the suites' (capabilities/broken.h).
+  const std::vector<TestResult> broken =
+      BrokenCapabilityResults(plan.profile, *expectations ? &**expectations : nullptr);
+
   plan.out_dir = absl::GetFlag(FLAGS_out).empty() ? "out/" + plan.selection.device : absl::GetFlag(FLAGS_out);
   std::error_code ec;
   std::filesystem::create_directories(plan.out_dir, ec);
@@ -127,6 +132,8 @@ int RunCommand(const std::vector<std::string>& positional) {
                                TransportName(s.transport), LinkLayerName(s.port_attr.link_layer), plan.tests.size())
             << std::flush;
 
+  for (const TestResult& r : broken) PrintResult(r);
+
   // Two-host mode: the peer must answer before any child relies on it.
   if (const std::string peer = absl::GetFlag(FLAGS_peer); !peer.empty()) {
     absl::StatusOr<std::unique_ptr<PeerLink>> link = PeerLink::Connect(peer, s.transport);
@@ -140,6 +147,7 @@ int RunCommand(const std::vector<std::string>& positional) {
   auto finish = [&](RunResults& results) {
     if (!absl::GetFlag(FLAGS_peer).empty()) results.environment["peer"] = absl::GetFlag(FLAGS_peer);
     for (TestResult& r : results.tests) judge(r);
+    results.tests.insert(results.tests.begin(), broken.begin(), broken.end());
     results.environment["expectations"] = *expectations ? (*expectations)->path
                                           : absl::GetFlag(FLAGS_no_expectations) ? "none (--no_expectations)"
                                                                                  : "none";

@@ -50,7 +50,7 @@ TEST(CapabilityDecisionTest, ErrnoIsAddedWhenTheDetailLacksIt) {
 
 TEST(CapabilityDecisionTest, DeclaredEvidenceIsNotRepeated) {
   Profile p = SiwLike();
-  p.observed[Cap::kSrqResize] = {Outcome::kBroken, 0, "declared (device_cap_flags has SRQ_RESIZE), but ..."};
+  p.observed[Cap::kSrqResize] = {Outcome::kUnsupported, EOPNOTSUPP, "refused although device_cap_flags has SRQ_RESIZE"};
   p.declared["device_cap_flags"] = {"SRQ_RESIZE"};
   std::string reason = Decide(p, Cap::kSrqResize).reason;
   EXPECT_EQ(reason.find("SRQ_RESIZE"), reason.rfind("SRQ_RESIZE")) << reason;

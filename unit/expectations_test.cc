@@ -2,6 +2,8 @@
 // what an entry makes of a result (xfail / xpass).
 #include "capabilities/expectations.h"
 
+#include "capabilities/broken.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testing/status_matchers.h"
@@ -207,6 +209,38 @@ TEST(ApplyExpectationTest, AnAbnormalFailureIsNeverAbsorbed) {
     EXPECT_EQ(crashed.status, TestStatus::kFail) << kind;
     EXPECT_THAT(crashed.message, HasSubstr("never covers a crash")) << kind;
   }
+}
+
+// A broken capability is a failing result of its own, with the probe's evidence, unless
+// a "capability" entry's signature matches that evidence.
+TEST(BrokenCapabilityTest, FailsWithTheEvidenceUnlessItsEntryMatches) {
+  Profile p;
+  p.observed[Cap::kSendWithInv] = {Outcome::kBroken, 0, "the receive completion lacks IBV_WC_WITH_INV"};
+  p.observed[Cap::kAtomics] = {Outcome::kSupported, 0, "CAS and FAA"};
+  std::vector<TestResult> none = BrokenCapabilityResults(p, nullptr);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0].name, "BrokenCapability.send_with_inv");
+  EXPECT_EQ(none[0].status, TestStatus::kFail);
+  EXPECT_THAT(none[0].message, HasSubstr("lacks IBV_WC_WITH_INV"));
+
+  nlohmann::json entry = {{"capability", "send_with_inv"}, {"kind", "fails"}, {"reason", "rxe forgets the flag"},
+                          {"reference", "rxe_cq.c"}, {"signature", "lacks IBV_WC_WITH_INV"}};
+  ExpectationFile file = File({entry});
+  EXPECT_EQ(BrokenCapabilityResults(p, &file)[0].status, TestStatus::kXfail);
+  p.observed[Cap::kSendWithInv].detail = "RECV completed with IBV_WC_REM_INV_REQ_ERR";  // another way of broken
+  EXPECT_EQ(BrokenCapabilityResults(p, &file)[0].status, TestStatus::kFail);
+  EXPECT_THAT(StaleEntries(file, {"PdTest.Alloc"}), IsEmpty());  // not a test pattern
+}
+
+TEST(ExpectationFormatTest, ACapabilityEntryNamesAKnownCapability) {
+  nlohmann::json entry = {{"capability", "warp_drive"}, {"kind", "fails"}, {"reason", "r"}, {"reference", "x"},
+                          {"signature", "s"}};
+  EXPECT_THAT(ParseExpectations({{"driver", "siw"}, {"expectations", {entry}}}, "/x/siw.json").status().message(),
+              HasSubstr("must name a capability"));
+  entry["capability"] = "send_with_inv";
+  entry["test"] = "A.B";
+  EXPECT_THAT(ParseExpectations({{"driver", "siw"}, {"expectations", {entry}}}, "/x/siw.json").status().message(),
+              HasSubstr("exclude each other"));
 }
 
 TEST(ShippedExpectationsTest, EveryShippedFileParsesAndIsNamedForItsDriver) {
