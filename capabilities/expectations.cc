@@ -56,16 +56,6 @@ bool Glob(absl::string_view pattern, absl::string_view text) {
   return Glob(pattern.substr(1), text.substr(1));
 }
 
-// "Inst/CqTest.Create/1" -> "CqTest.Create".
-std::string CatalogueName(absl::string_view name) {
-  size_t dot = name.find('.');
-  if (dot == absl::string_view::npos) return std::string(name);
-  absl::string_view suite = name.substr(0, dot), test = name.substr(dot + 1);
-  suite = suite.substr(suite.rfind('/') + 1);  // npos + 1 == 0
-  test = test.substr(0, test.find('/'));
-  return absl::StrCat(suite, ".", test);
-}
-
 absl::StatusOr<VersionRange> ParseRange(const json& j, const std::string& where) {
   if (!j.is_object()) return absl::InvalidArgumentError(absl::StrCat(where, ": must be {\"from\": .., \"before\": ..}"));
   VersionRange range;
@@ -151,7 +141,7 @@ bool VersionRange::Contains(absl::string_view version) const {
 
 bool Expectation::Matches(absl::string_view test_name) const {
   if (test.empty()) return false;  // a capability entry
-  return Glob(test, test_name) || Glob(test, CatalogueName(test_name));
+  return Glob(test, test_name) || Glob(test, TestBodyName(std::string(test_name)));
 }
 
 // A failure message holds one part per failed assertion, each starting "file.cc:LINE: ".

@@ -166,8 +166,11 @@ int RunCommand(const std::vector<std::string>& positional) {
 
   std::string skips;
   for (const auto& [cap, n] : sum.skipped_by_capability) absl::StrAppend(&skips, skips.empty() ? "" : ", ", cap, " ", n);
-  std::cout << absl::StrFormat("rdmacheck run: %s: %d tests: %d passed, %d failed, %d skipped, %d xfail, %d xpass in %.1f s",
-                               s.device, sum.total, sum.pass, sum.fail, sum.skip, sum.xfail, sum.xpass,
+  for (const auto& [cause, n] : sum.skipped_as_consequence_of) {
+    absl::StrAppend(&skips, skips.empty() ? "" : ", ", "as a consequence of ", cause, " ", n);
+  }
+  std::cout << absl::StrFormat("rdmacheck run: %s: %d tests (%d test bodies): %d passed, %d failed, %d skipped, %d xfail, %d xpass in %.1f s",
+                               s.device, sum.total, sum.bodies, sum.pass, sum.fail, sum.skip, sum.xfail, sum.xpass,
                                results.duration_ms / 1000);
   if (!skips.empty()) std::cout << " (skipped for: " << skips << ")";
   for (const SuiteTiming& suite : results.suites) {

@@ -197,6 +197,9 @@ std::string SkipsText(const RunSummary& s) {
   for (const auto& [cap, n] : s.skipped_by_capability) {
     absl::StrAppend(&text, text.empty() ? "" : ", ", cap == "(none)" ? "other" : cap, " ", n);
   }
+  for (const auto& [cause, n] : s.skipped_as_consequence_of) {
+    absl::StrAppend(&text, text.empty() ? "" : ", ", "as a consequence of ", cause, " ", n);
+  }
   return text;
 }
 

@@ -93,7 +93,7 @@ class Page {
       absl::StrAppend(&out, "<div class=\"card\" data-device=\"", d, "\">\n<h3>", Esc(dev.label),
                       "</h3>\n<p class=\"sub\">", Esc(absl::StrJoin(sub, " · ")),
                       "</p>\n<ul class=\"counts\">\n<li class=\"total\"><b id=\"count-", d, "-total\">",
-                      dev.summary.total, "</b> tests</li>\n");
+                      dev.summary.total, "</b> tests (", dev.summary.bodies, " test bodies)</li>\n");
       for (TestStatus s : kStatuses) {
         absl::StrAppend(&out, "<li class=\"st-", TestStatusName(s), Count(dev.summary, s) ? "" : " zero",
                         "\"><b id=\"count-", d, "-", TestStatusName(s), "\">", Count(dev.summary, s), "</b> ",
@@ -101,7 +101,7 @@ class Page {
       }
       absl::StrAppend(&out, "</ul>\n<p class=\"sub\">", FormatDuration(dev.run.results.duration_ms), " · started ",
                       Esc(dev.run.results.started), "</p>\n");
-      if (!dev.summary.skipped_by_capability.empty()) {
+      if (!dev.summary.skipped_by_capability.empty() || !dev.summary.skipped_as_consequence_of.empty()) {
         absl::StrAppend(&out, "<p class=\"sub\">skipped for: ", Esc(SkipsText(dev.summary)), "</p>\n");
       }
       absl::StrAppend(&out, "<p class=\"sub source\">", Esc(dev.run.source), "</p>\n</div>\n");

@@ -16,7 +16,9 @@ nlohmann::json SummaryJson(const RunSummary& s) {
           {"skip", s.skip},
           {"xfail", s.xfail},
           {"xpass", s.xpass},
-          {"skipped_by_capability", s.skipped_by_capability}};
+          {"bodies", s.bodies},
+          {"skipped_by_capability", s.skipped_by_capability},
+          {"skipped_as_consequence_of", s.skipped_as_consequence_of}};
 }
 
 nlohmann::json DeviceJson(const DeviceSection& d) {

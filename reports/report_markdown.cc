@@ -116,6 +116,7 @@ class Writer {
       out += "\n";
     };
     row("tests", [](const DeviceSection& d) { return absl::StrCat(d.summary.total); });
+    row("test bodies", [](const DeviceSection& d) { return absl::StrCat(d.summary.bodies); });
     row("✅ passed", [](const DeviceSection& d) { return absl::StrCat(d.summary.pass); });
     row("❌ failed", [](const DeviceSection& d) { return absl::StrCat(d.summary.fail); });
     row("➖ skipped", [](const DeviceSection& d) { return absl::StrCat(d.summary.skip); });

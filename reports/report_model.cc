@@ -55,16 +55,7 @@ absl::StatusOr<DeviceRun> LoadRunDir(const std::string& dir) {
   return run;
 }
 
-std::string CatalogueId(const std::string& test_name) {
-  // GoogleTest full names are "[Prefix/]Fixture.Name[/param]"; the prefix holds no '.'.
-  size_t dot = test_name.find('.');
-  if (dot == std::string::npos) return test_name;
-  std::string fixture = test_name.substr(0, dot);
-  std::string name = test_name.substr(dot + 1);
-  if (size_t slash = fixture.rfind('/'); slash != std::string::npos) fixture = fixture.substr(slash + 1);
-  if (size_t slash = name.find('/'); slash != std::string::npos) name = name.substr(0, slash);
-  return absl::StrCat(fixture, ".", name);
-}
+std::string CatalogueId(const std::string& test_name) { return TestBodyName(test_name); }
 
 const char* QuirkKindName(QuirkKind kind) {
   switch (kind) {

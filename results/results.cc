@@ -1,5 +1,7 @@
 #include "results/results.h"
 
+#include <set>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -33,21 +35,46 @@ absl::StatusOr<TestStatus> TestStatusFromName(absl::string_view name) {
 
 bool IsFailure(TestStatus status) { return status == TestStatus::kFail || status == TestStatus::kXpass; }
 
+std::string TestBodyName(const std::string& test_name) {
+  // GoogleTest full names are "[Prefix/]Fixture.Name[/param]"; the prefix holds no '.'.
+  size_t dot = test_name.find('.');
+  if (dot == std::string::npos) return test_name;
+  std::string fixture = test_name.substr(0, dot);
+  std::string name = test_name.substr(dot + 1);
+  if (size_t slash = fixture.rfind('/'); slash != std::string::npos) fixture = fixture.substr(slash + 1);
+  if (size_t slash = name.find('/'); slash != std::string::npos) name = name.substr(0, slash);
+  return fixture + "." + name;
+}
+
+std::string ConsequenceOf(const TestResult& result) {
+  const std::string prefix = kConsequenceOf;
+  if (result.status != TestStatus::kSkip || result.message.rfind(prefix, 0) != 0) return "";
+  size_t end = result.message.find(':', prefix.size());
+  return end == std::string::npos ? "" : result.message.substr(prefix.size(), end - prefix.size());
+}
+
 RunSummary Summarize(const std::vector<TestResult>& tests) {
   RunSummary s;
+  std::set<std::string> bodies;
   for (const TestResult& t : tests) {
     ++s.total;
+    bodies.insert(TestBodyName(t.name));
     switch (t.status) {
       case TestStatus::kPass: ++s.pass; break;
       case TestStatus::kFail: ++s.fail; break;
       case TestStatus::kSkip:
         ++s.skip;
-        ++s.skipped_by_capability[t.capability.empty() ? "(none)" : t.capability];
+        if (std::string cause = ConsequenceOf(t); !cause.empty()) {
+          ++s.skipped_as_consequence_of[cause];
+        } else {
+          ++s.skipped_by_capability[t.capability.empty() ? "(none)" : t.capability];
+        }
         break;
       case TestStatus::kXfail: ++s.xfail; break;
       case TestStatus::kXpass: ++s.xpass; break;
     }
   }
+  s.bodies = static_cast<int>(bodies.size());
   return s;
 }
 
@@ -123,7 +150,9 @@ nlohmann::json ResultsToJson(const RunResults& results) {
             {"skip", s.skip},
             {"xfail", s.xfail},
             {"xpass", s.xpass},
-            {"skipped_by_capability", s.skipped_by_capability}}},
+            {"bodies", s.bodies},
+            {"skipped_by_capability", s.skipped_by_capability},
+            {"skipped_as_consequence_of", s.skipped_as_consequence_of}}},
           {"suites", suites},
           {"tests", tests}};
 }

@@ -62,9 +62,23 @@ struct SuiteTiming {
   int processes = 0;  // child processes the suite needed (more than 1 after a crash or hang)
 };
 
+// A test's body, the check it runs, without the instantiation and the parameter:
+// "Connect/FaultTest.ReceiveTooSmall/RdmaCm" -> "FaultTest.ReceiveTooSmall". One TEST_P
+// body runs as many instances; counts show both.
+std::string TestBodyName(const std::string& test_name);
+
+// A skip that is the consequence of another test's failure (not of an absent capability)
+// says so first: "consequence of QpSqeTest.SendErrorEntersSqeAndRtsRecovers: ...". The
+// summary groups such skips under that test.
+inline constexpr char kConsequenceOf[] = "consequence of ";
+// The test named by such a skip's message, or "".
+std::string ConsequenceOf(const TestResult& result);
+
 struct RunSummary {
   int total = 0, pass = 0, fail = 0, skip = 0, xfail = 0, xpass = 0;
-  std::map<std::string, int> skipped_by_capability;
+  int bodies = 0;  // distinct TestBodyName() names among the results
+  std::map<std::string, int> skipped_by_capability;      // absent capabilities ("(none)": other reasons)
+  std::map<std::string, int> skipped_as_consequence_of;  // the test whose failure made them impossible
 };
 
 struct RunResults {

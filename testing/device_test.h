@@ -10,6 +10,7 @@
 #include "capabilities/decide.h"
 #include "gtest/gtest.h"
 #include "harness/connection/connected_pair.h"
+#include "results/results.h"
 #include "testing/catalogue.h"
 #include "testing/status_matchers.h"
 #include "testing/test_device.h"
@@ -61,6 +62,11 @@ void AddSetupTime(absl::Duration spent);
       GTEST_SKIP() << rdmacheck_decision_.reason;                                   \
     }                                                                               \
   } while (0)
+
+// Skips the current test because another test's failure makes it impossible (the device
+// never enters the state it starts from, ...): the skip names that test, and the summary
+// and the report count it under it, not under a missing capability (results.h).
+#define RDMACHECK_SKIP_AS_CONSEQUENCE_OF(test_body) GTEST_SKIP() << ::rdmacheck::kConsequenceOf << test_body << ": "
 
 // Skips the current test in two-host mode: for tests that need the remote endpoint's verbs
 // objects (its QP, SRQ, completion channel, ...), which exist only in this process.

@@ -43,6 +43,24 @@ TEST(ResultsTest, SummaryCountsStatusesAndSkipsPerCapability) {
   EXPECT_EQ(ExitCodeFor(s), 1);
 }
 
+// 997 instances are about 215 bodies: both are counted, and a skip that is the consequence
+// of another test's failure is counted under that test, not under a capability.
+TEST(ResultsTest, SummaryCountsBodiesAndConsequenceSkips) {
+  EXPECT_EQ(TestBodyName("Types/QpSqdTest.Drain/UC"), "QpSqdTest.Drain");
+  EXPECT_EQ(TestBodyName("PdTest.A"), "PdTest.A");
+  std::vector<TestResult> tests = {Result("qp", "Types/QpSqeTest.Sqe/UC", TestStatus::kXfail),
+                                   Result("qp", "Types/QpSqeTest.Sqe/UD", TestStatus::kXfail),
+                                   Result("qp", "Table/QpLegal.T/UC_SQE_to_RTS", TestStatus::kSkip),
+                                   Result("qp", "Table/QpLegal.T/UD_SQE_to_ERR", TestStatus::kSkip)};
+  for (int i : {2, 3}) tests[i].message = std::string(kConsequenceOf) + "QpSqeTest.Sqe: the start state SQE is out of reach";
+  RunSummary s = Summarize(tests);
+  EXPECT_EQ(s.total, 4);
+  EXPECT_EQ(s.bodies, 2);
+  EXPECT_EQ(ConsequenceOf(tests[2]), "QpSqeTest.Sqe");
+  EXPECT_EQ(s.skipped_as_consequence_of.at("QpSqeTest.Sqe"), 2);
+  EXPECT_TRUE(s.skipped_by_capability.empty());
+}
+
 TEST(ResultsTest, XpassFailsTheRunAndXfailDoesNot) {
   EXPECT_EQ(ExitCodeFor(Summarize({Result("a", "T.x", TestStatus::kXfail)})), 0);
   EXPECT_EQ(ExitCodeFor(Summarize({Result("a", "T.x", TestStatus::kXpass)})), 1);
