@@ -9,17 +9,6 @@ namespace rdmacheck {
 
 namespace {
 
-nlohmann::json SummaryJson(const RunSummary& s) {
-  return {{"total", s.total},
-          {"pass", s.pass},
-          {"fail", s.fail},
-          {"skip", s.skip},
-          {"xfail", s.xfail},
-          {"xpass", s.xpass},
-          {"bodies", s.bodies},
-          {"skipped_by_capability", s.skipped_by_capability},
-          {"skipped_as_consequence_of", s.skipped_as_consequence_of}};
-}
 
 nlohmann::json DeviceJson(const DeviceSection& d) {
   nlohmann::json j = ResultsToJson(d.run.results);
@@ -32,7 +21,7 @@ nlohmann::json DeviceJson(const DeviceSection& d) {
                            {"duration_ms", s.duration_ms},
                            {"setup_ms", s.setup_ms},
                            {"processes", s.processes},
-                           {"summary", SummaryJson(s.summary)}});
+                           {"summary", SummaryToJson(s.summary)}});
   }
   j["capabilities"] = d.run.capabilities;
   return j;

@@ -78,6 +78,18 @@ RunSummary Summarize(const std::vector<TestResult>& tests) {
   return s;
 }
 
+nlohmann::json SummaryToJson(const RunSummary& s) {
+  return {{"total", s.total},
+          {"pass", s.pass},
+          {"fail", s.fail},
+          {"skip", s.skip},
+          {"xfail", s.xfail},
+          {"xpass", s.xpass},
+          {"bodies", s.bodies},
+          {"skipped_by_capability", s.skipped_by_capability},
+          {"skipped_as_consequence_of", s.skipped_as_consequence_of}};
+}
+
 int ExitCodeFor(const RunSummary& summary) { return summary.fail + summary.xpass > 0 ? 1 : 0; }
 
 namespace {
@@ -143,16 +155,7 @@ nlohmann::json ResultsToJson(const RunResults& results) {
           {"started", results.started},
           {"complete", results.complete},
           {"duration_ms", results.duration_ms},
-          {"summary",
-           {{"total", s.total},
-            {"pass", s.pass},
-            {"fail", s.fail},
-            {"skip", s.skip},
-            {"xfail", s.xfail},
-            {"xpass", s.xpass},
-            {"bodies", s.bodies},
-            {"skipped_by_capability", s.skipped_by_capability},
-            {"skipped_as_consequence_of", s.skipped_as_consequence_of}}},
+          {"summary", SummaryToJson(s)},
           {"suites", suites},
           {"tests", tests}};
 }

@@ -94,6 +94,8 @@ struct RunResults {
 };
 
 RunSummary Summarize(const std::vector<TestResult>& tests);
+// The summary as results.json and report.json write it.
+nlohmann::json SummaryToJson(const RunSummary& summary);
 int ExitCodeFor(const RunSummary& summary);  // 0: no failure, 1: some test failed or xpassed
 
 nlohmann::json ResultsToJson(const RunResults& results);
