@@ -116,10 +116,11 @@ absl::Status ProbeSendWithImm(ProbeScope& s) {
   return absl::OkStatus();
 }
 
-// SEND with Invalidate: the receive completion must say which rkey was invalidated
-// (IBTA 10.6.7.2, ibv_poll_cq(3) IBV_WC_WITH_INV). The target is a bound type 2 window of
-// the receiver where the device has them (what IBTA allows to invalidate remotely), else
-// the receiver's MR.
+// SEND with Invalidate: a minimal round trip proves the path exists (the send completes, the
+// receive completes, the bytes arrive). What the receive completion says about the
+// invalidation (IBV_WC_WITH_INV, invalidated_rkey) and whether the rkey is revoked is graded
+// by ImmediateTest, not here. The target is a bound type 2 window of the receiver where the
+// device has them (what IBTA allows to invalidate remotely), else the receiver's MR.
 absl::Status ProbeSendWithInv(ProbeScope& s) {
   std::string how;
   absl::StatusOr<ConnectedPair> pair = PairFor(s, {Cap::kSendWithInv}, how);
@@ -144,20 +145,11 @@ absl::Status ProbeSendWithInv(ProbeScope& s) {
   if (attempt.ok()) attempt = Succeeded(local.PollSend(), "SEND with invalidate").status();
   absl::StatusOr<ibv_wc> recv = attempt.ok() ? Succeeded(remote.PollRecv(), "RECV") : attempt;
   absl::Status check = recv.status();
-  if (check.ok() && !(recv->wc_flags & IBV_WC_WITH_INV)) {
-    check = absl::DataLossError(absl::StrFormat(
-        "SEND with invalidate of %s was delivered, but the receive completion lacks IBV_WC_WITH_INV "
-        "(wc_flags=0x%x, invalidated_rkey=0x%x, sent 0x%x)",
-        target, recv->wc_flags, recv->invalidated_rkey, rkey));
-  } else if (check.ok() && recv->invalidated_rkey != rkey) {
-    check = absl::DataLossError(absl::StrFormat("the receive completion names rkey 0x%x invalidated, sent 0x%x",
-                                                recv->invalidated_rkey, rkey));
-  }
   if (check.ok()) {
     check = SameBytes(remote.buffer().subspan(256, kProbeLength), local.buffer().subspan(0, kProbeLength), "SEND with invalidate");
   }
   Judge(s, Cap::kSendWithInv, attempt, check,
-        absl::StrCat("invalidated ", target, "; the receive completion reported it (", how, ")"));
+        absl::StrCat("a SEND with invalidate of ", target, " was delivered (", how, ")"));
   return absl::OkStatus();
 }
 
@@ -359,32 +351,18 @@ absl::Status ProbeMultiSgeRead(ProbeScope& s) {
   return absl::OkStatus();
 }
 
-// Receiver Not Ready (IBTA 9.7.5.2.8): with rnr_retry 0, a SEND that finds no receive
-// posted is NAKed and completes IBV_WC_RNR_RETRY_EXC_ERR. iWARP has no RNR NAK (RFC 5040
-// 7.1: a SEND without a receive is a fatal error for the responder).
+// Receiver Not Ready (IBTA 9.7.5.2.8): decided from what the device declares, not tried,
+// because trying it is what RnrTest grades. iWARP has no RNR NAK (RFC 5040 7.1: a SEND
+// without a receive is a fatal error for the responder); an IB-transport device says it
+// generates RNR NAKs with IBV_DEVICE_RC_RNR_NAK_GEN.
 absl::Status ProbeRnrRetry(ProbeScope& s) {
-  PairOptions options = RcOptions();
-  options.path.rnr_retry = 0;
-  options.path.min_rnr_timer = 1;
-  std::string how;
-  absl::StatusOr<ConnectedPair> pair = PairFor(s, {Cap::kRnrRetry}, how, options);
-  if (!pair.ok()) return absl::OkStatus();
-  Endpoint& local = pair->local();
-  ibv_sge sge = local.Sge(0, kProbeLength);
-  ibv_send_wr wr = SendWr(1, &sge, 1, IBV_WR_SEND);
-  RDMACHECK_RETURN_IF_ERROR(local.PostSend(wr));
-  absl::StatusOr<ibv_wc> wc = local.PollSend();
-  if (!wc.ok()) {
-    s.Record(Cap::kRnrRetry, Outcome::kUnsupported, 0,
-             absl::StrCat("a SEND to a QP without a posted receive never completed (", wc.status().message(), ")"));
-  } else if (wc->status == IBV_WC_RNR_RETRY_EXC_ERR) {
-    s.Record(Cap::kRnrRetry, Outcome::kSupported, 0,
-             absl::StrCat("with rnr_retry 0, a SEND to a QP without a posted receive completed "
-                          "IBV_WC_RNR_RETRY_EXC_ERR (", how, ")"));
+  if (s.IsIwarp()) {
+    s.Record(Cap::kRnrRetry, Outcome::kUnsupported, 0, "transport iWARP: RFC 5040 has no RNR NAK");
+  } else if (s.attr().orig_attr.device_cap_flags & IBV_DEVICE_RC_RNR_NAK_GEN) {
+    s.Record(Cap::kRnrRetry, Outcome::kSupported, 0, "device_cap_flags declares IBV_DEVICE_RC_RNR_NAK_GEN");
   } else {
     s.Record(Cap::kRnrRetry, Outcome::kUnsupported, 0,
-             absl::StrCat("a SEND to a QP without a posted receive completed ", WcStatusName(wc->status),
-                          ", not IBV_WC_RNR_RETRY_EXC_ERR: no RNR NAK (", how, ")"));
+             "device_cap_flags lacks IBV_DEVICE_RC_RNR_NAK_GEN: the device does not generate RNR NAKs");
   }
   return absl::OkStatus();
 }
@@ -397,7 +375,7 @@ std::vector<ProbeSpec> OperationProbes() {
       {"rdma_write", {Cap::kRdmaWrite}, ProbeWrite, kTrafficBudget},
       {"rdma_read", {Cap::kRdmaRead}, ProbeRead, kTrafficBudget},
       {"multi_sge_read", {Cap::kMultiSgeRead}, ProbeMultiSgeRead, kTrafficBudget},
-      {"rnr_retry", {Cap::kRnrRetry}, ProbeRnrRetry, kTrafficBudget},
+      {"rnr_retry", {Cap::kRnrRetry}, ProbeRnrRetry},
       {"write_with_imm", {Cap::kWriteWithImm}, ProbeWriteWithImm, kTrafficBudget},
       {"send_with_imm", {Cap::kSendWithImm}, ProbeSendWithImm, kTrafficBudget},
       {"send_with_inv", {Cap::kSendWithInv}, ProbeSendWithInv, kTrafficBudget},

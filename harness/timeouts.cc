@@ -14,4 +14,6 @@ absl::Duration Scaled(absl::Duration base) {
 
 absl::Duration DefaultWait() { return Scaled(absl::Seconds(5)); }
 
+absl::Duration LocalEventWait() { return Scaled(absl::Seconds(1)); }
+
 }  // namespace rdmacheck

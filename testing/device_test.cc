@@ -47,13 +47,19 @@ absl::StatusOr<ConnectedPair> DeviceTest::CreatePair(PairOptions options) {
 }
 
 const ibv_device_attr_ex& DeviceTest::device_attr() {
-  static const ibv_device_attr_ex attr = [] {
-    ibv_device_attr_ex a{};
-    int rc = ibv_query_device_ex(context(), nullptr, &a);
-    if (rc != 0) ADD_FAILURE() << "ibv_query_device_ex: " << ErrnoName(rc);
-    return a;
+  struct Queried {
+    ibv_device_attr_ex attr{};
+    int rc = 0;
+  };
+  static const Queried queried = [] {
+    Queried q;
+    q.rc = ibv_query_device_ex(context(), nullptr, &q.attr);
+    return q;
   }();
-  return attr;
+  // Every test that reads the limits fails while they are unknown, not only the first: the
+  // zeroed attributes must never pass for the device's.
+  if (queried.rc != 0) ADD_FAILURE() << "ibv_query_device_ex failed (" << ErrnoName(queried.rc) << "): the device's limits are unknown";
+  return queried.attr;
 }
 
 }  // namespace rdmacheck

@@ -40,12 +40,14 @@ class AhTest : public DeviceTest {
     return attr;
   }
 
-  // ibv_create_ah(attr), expected to fail; records the errno.
+  // ibv_create_ah(attr), expected to fail with errno set (ibv_create_ah(3): "returns NULL
+  // if the request fails", errno says why); records the errno.
   void ExpectCreateFails(ibv_ah_attr attr, const char* what) {
     errno = 0;
     AhPtr ah(ibv_create_ah(pd_.get(), &attr));
-    EXPECT_EQ(ah, nullptr) << "an address handle with " << what << " was created";
-    RecordProperty("errno", ErrnoName(errno));
+    ASSERT_EQ(ah, nullptr) << "an address handle with " << what << " was created";
+    EXPECT_NE(errno, 0) << "ibv_create_ah refused " << what << " but left errno 0";
+    if (errno != 0) RecordProperty("errno", ErrnoName(errno));
   }
 
   PdPtr pd_;

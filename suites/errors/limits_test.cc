@@ -1,21 +1,18 @@
 // Running into limits: a create past what the device declares is refused and leaves what
 // exists working; registering memory past RLIMIT_MEMLOCK is refused with ENOMEM.
 #include <infiniband/verbs.h>
-#include <linux/capability.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
-#include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "harness/status.h"
 #include "testing/completion_matchers.h"
 #include "testing/device_test.h"
+#include "testing/memlock_limit.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {
@@ -27,15 +24,29 @@ struct OverLimit {
   Cap needs;
   int (*declared)(const ibv_device_attr_ex&);
   // Creates the object with `value` in place of the limited field; returns the errno of a
-  // refusal or 0 (the object, if created, is released at once).
+  // refusal, kRefusedWithoutErrno, or 0 (the object, if created, is released at once).
   int (*create)(ibv_context* context, ibv_pd* pd, ibv_cq* cq, int value);
 };
 std::string OverLimitName(const ::testing::TestParamInfo<OverLimit>& info) { return info.param.name; }
 
+// A create that returned NULL and left errno 0: the man pages promise errno on failure.
+constexpr int kRefusedWithoutErrno = -1;
+
+int RefusalErrno(bool created) {
+  if (created) return 0;
+  return errno != 0 ? errno : kRefusedWithoutErrno;
+}
+
+std::string DescribeCreate(int err) {
+  if (err == 0) return "created";
+  if (err == kRefusedWithoutErrno) return "refused, but errno is 0";
+  return ErrnoName(err);
+}
+
 int CreateCqErrno(ibv_context* context, ibv_pd*, ibv_cq*, int cqe) {
   errno = 0;
   CqPtr cq(ibv_create_cq(context, cqe, nullptr, nullptr, 0));
-  return cq == nullptr ? (errno != 0 ? errno : EINVAL) : 0;
+  return RefusalErrno(cq != nullptr);
 }
 
 // An RC QP whose `field` of the capabilities is `value`, the others small.
@@ -44,13 +55,13 @@ int CreateQpErrno(ibv_pd* pd, ibv_cq* cq, uint32_t ibv_qp_cap::*field, int value
   attr.cap.*field = static_cast<uint32_t>(value);
   errno = 0;
   QpPtr qp(ibv_create_qp(pd, &attr));
-  return qp == nullptr ? (errno != 0 ? errno : EINVAL) : 0;
+  return RefusalErrno(qp != nullptr);
 }
 
 int CreateSrqErrno(ibv_pd* pd, ibv_srq_init_attr attr) {
   errno = 0;
   SrqPtr srq(ibv_create_srq(pd, &attr));
-  return srq == nullptr ? (errno != 0 ? errno : EINVAL) : 0;
+  return RefusalErrno(srq != nullptr);
 }
 
 std::vector<OverLimit> AllOverLimits() {
@@ -100,9 +111,9 @@ TEST_P(OverLimitTest, CreateIsRefusedAndExistingObjectsWork) {
   ASSERT_OK_AND_ASSIGN(CqPtr cq, CreateCq(context(), 4));
 
   const int err = GetParam().create(context(), pd.get(), cq.get(), declared + 1);
-  RecordProperty("errno", ErrnoName(err));
+  RecordProperty("outcome", DescribeCreate(err));
   EXPECT_TRUE(err == EINVAL || err == ENOMEM) << GetParam().name << " = declared + 1 (" << declared + 1
-                                               << "): " << (err == 0 ? "created" : ErrnoName(err));
+                                               << "): " << DescribeCreate(err);
 
   ASSERT_OK(pair.remote().PostRecv(2, 0, 64));
   ASSERT_OK(pair.local().Post(SendRequest::Send(1, {{0, 64}})));
@@ -113,30 +124,8 @@ TEST_P(OverLimitTest, CreateIsRefusedAndExistingObjectsWork) {
 INSTANTIATE_TEST_SUITE_P(Limits, OverLimitTest, ::testing::ValuesIn(AllOverLimits()), OverLimitName);
 
 // ---- RLIMIT_MEMLOCK. Pinning memory is charged to the process's locked memory unless the
-// caller has CAP_IPC_LOCK (the lab runs as root), so the test drops that capability in a
-// thread of its own (capabilities are per thread) and lowers the limit for the duration.
+// caller has CAP_IPC_LOCK (the lab runs as root): testing/memlock_limit.h.
 class MemlockTest : public DeviceTest {};
-
-// Runs `body` on a new thread whose effective capabilities lack CAP_IPC_LOCK.
-absl::Status RunWithoutIpcLock(const std::function<void()>& body) {
-  absl::Status status;
-  std::thread worker([&] {
-    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-    __user_cap_data_struct data[2]{};
-    if (syscall(SYS_capget, &header, data) != 0) {
-      status = ErrnoStatus(errno, "capget");
-      return;
-    }
-    data[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
-    if (syscall(SYS_capset, &header, data) != 0) {
-      status = ErrnoStatus(errno, "capset");
-      return;
-    }
-    body();
-  });
-  worker.join();
-  return status;
-}
 
 RDMACHECK_ABOUT(MemlockTest, RegisteringPastTheLimitFailsEnomem,
                 "with RLIMIT_MEMLOCK at 64 KiB and no CAP_IPC_LOCK, ibv_reg_mr of 1 MiB fails with ENOMEM; with the "
@@ -147,19 +136,10 @@ TEST_F(MemlockTest, RegisteringPastTheLimitFailsEnomem) {
   constexpr size_t kBytes = 1 << 20;
   ASSERT_OK_AND_ASSIGN(PdPtr pd, AllocPd(context()));
   std::vector<uint8_t> buffer(kBytes, 1);
-  rlimit saved{};
-  ASSERT_EQ(getrlimit(RLIMIT_MEMLOCK, &saved), 0) << ErrnoName(errno);
-  rlimit low = saved;
-  low.rlim_cur = 64 * 1024;
-  ASSERT_EQ(setrlimit(RLIMIT_MEMLOCK, &low), 0) << ErrnoName(errno);
-
-  absl::Status refused = absl::OkStatus();
-  absl::Status ran = RunWithoutIpcLock([&] {
-    absl::StatusOr<MrPtr> mr = RegMr(pd.get(), absl::MakeSpan(buffer), IBV_ACCESS_LOCAL_WRITE);
-    refused = mr.status();
-  });
-  ASSERT_EQ(setrlimit(RLIMIT_MEMLOCK, &saved), 0) << ErrnoName(errno);
-  ASSERT_OK(ran);
+  absl::Status refused = absl::UnknownError("not tried");
+  ASSERT_OK(RunUnderMemlockLimit(64 * 1024, [&] {
+    refused = RegMr(pd.get(), absl::MakeSpan(buffer), IBV_ACCESS_LOCAL_WRITE).status();
+  }));
   EXPECT_THAT(refused, HasErrno(ENOMEM)) << "ibv_reg_mr of 1 MiB over a 64 KiB RLIMIT_MEMLOCK";
   EXPECT_OK(RegMr(pd.get(), absl::MakeSpan(buffer), IBV_ACCESS_LOCAL_WRITE)) << "with the limit restored";
 }

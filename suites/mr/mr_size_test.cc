@@ -1,5 +1,6 @@
-// What memory a region can cover: tiny, page-sized, unaligned, page-crossing, large,
-// zero-length, read-only and huge-page memory.
+// What memory a region can cover: tiny, page-sized, unaligned, page-crossing (each written
+// through to check it covers exactly its bytes), large, zero-length, read-only and huge-page
+// memory.
 #include <infiniband/verbs.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -10,6 +11,8 @@
 #include <set>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "harness/completion.h"
 #include "testing/device_test.h"
 #include "harness/verbs/factories.h"
 #include "suites/mr/mapped_memory.h"
@@ -26,19 +29,39 @@ struct Span {
 
 class MrSpanTest : public DeviceTest, public ::testing::WithParamInterface<Span> {};
 
-RDMACHECK_ABOUT(MrSpanTest, Registers,
-                "ibv_reg_mr covers exactly the bytes asked for: 1 byte, one page, an unaligned start, and a span "
-                "crossing a page boundary; mr->addr and mr->length echo them",
-                "ibv_reg_mr(3); IBTA Vol 1 ch. 11 (any virtual address and length)");
-TEST_P(MrSpanTest, Registers) {
+RDMACHECK_ABOUT(MrSpanTest, CoversExactlyItsBytes,
+                "ibv_reg_mr covers exactly the bytes asked for (1 byte, one page, an unaligned start, a span "
+                "crossing a page boundary): mr->addr and mr->length echo them, a peer's RDMA WRITE of the whole "
+                "span through the rkey lands on every byte of it and on no byte beside it",
+                "ibv_reg_mr(3); IBTA Vol 1 10.6.2 (a region is any virtual address range), 10.6.3", Cap::kRcQp,
+                Cap::kRdmaWrite);
+TEST_P(MrSpanTest, CoversExactlyItsBytes) {
   const size_t page = MappedMemory::PageSize();
   ASSERT_OK_AND_ASSIGN(MappedMemory memory, MappedMemory::Map(2 * page));
-  ASSERT_OK_AND_ASSIGN(PdPtr pd, AllocPd(context()));
+  PairOptions options;
+  options.buffer_size = 2 * page;
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   uint8_t* start = memory.data() + GetParam().offset(page);
   const size_t length = GetParam().length(page);
-  ASSERT_OK_AND_ASSIGN(MrPtr mr, RegMr(pd.get(), start, length, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ));
+  ASSERT_OK_AND_ASSIGN(MrPtr mr, RegMr(pair.local().pd(), start, length,
+                                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
   EXPECT_EQ(mr->addr, start);
   EXPECT_EQ(mr->length, length);
+
+  std::fill_n(memory.data(), memory.size(), 0);
+  const uint32_t bytes = static_cast<uint32_t>(length);
+  ASSERT_OK(pair.remote().Fill({0, bytes}, Pattern::Seeded(7)));
+  RemoteBuffer span{reinterpret_cast<uint64_t>(start), mr->rkey, bytes};
+  ASSERT_OK(pair.remote().Post(SendRequest::Write(/*wr_id=*/1, {{0, bytes}}, span)));
+  ASSERT_OK_AND_ASSIGN(ibv_wc wrote, pair.remote().PollSend());
+  ASSERT_EQ(wrote.status, IBV_WC_SUCCESS) << "an RDMA WRITE of the whole region: " << DescribeWc(wrote);
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> sent, pair.remote().Read({0, bytes}));
+  EXPECT_TRUE(std::equal(sent.begin(), sent.end(), start)) << "the write did not land on every byte of the region";
+  const size_t before = static_cast<size_t>(start - memory.data());
+  EXPECT_TRUE(std::all_of(memory.data(), start, [](uint8_t b) { return b == 0; }))
+      << "a byte of the " << before << " before the region changed";
+  EXPECT_TRUE(std::all_of(start + length, memory.data() + memory.size(), [](uint8_t b) { return b == 0; }))
+      << "a byte after the region changed";
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -73,14 +96,26 @@ TEST_F(MrSizeTest, Large) {
 
 class MrZeroLengthTest : public DeviceTest, public ::testing::WithParamInterface<size_t> {};
 
-RDMACHECK_ABOUT(MrZeroLengthTest, Registers,
-                "ibv_reg_mr of 0 bytes succeeds and reports length 0, whether the address is page-aligned or not",
-                "ibv_reg_mr(3) (zero-length regions are a device capability)", Cap::kZeroLengthMr);
-TEST_P(MrZeroLengthTest, Registers) {
+RDMACHECK_ABOUT(MrZeroLengthTest, RegistersOrIsRefusedWithEinval,
+                "ibv_reg_mr of 0 bytes, at a page-aligned and at an unaligned address, either registers an MR "
+                "reporting that address and length 0, or is refused with EINVAL; which one is recorded (no spec "
+                "promises zero-length regions)",
+                "ibv_reg_mr(3) (\"EINVAL: invalid ... length\"); Linux ib_umem_get (a region spanning no page is "
+                "refused)");
+TEST_P(MrZeroLengthTest, RegistersOrIsRefusedWithEinval) {
   ASSERT_OK_AND_ASSIGN(MappedMemory memory, MappedMemory::Map(MappedMemory::PageSize()));
   ASSERT_OK_AND_ASSIGN(PdPtr pd, AllocPd(context()));
-  ASSERT_OK_AND_ASSIGN(MrPtr mr, RegMr(pd.get(), memory.data() + GetParam(), 0, IBV_ACCESS_LOCAL_WRITE));
-  EXPECT_EQ(mr->length, 0u);
+  uint8_t* address = memory.data() + GetParam();
+  errno = 0;
+  MrPtr mr(ibv_reg_mr(pd.get(), address, 0, IBV_ACCESS_LOCAL_WRITE));
+  if (mr) {
+    RecordProperty("outcome", "registered");
+    EXPECT_EQ(mr->addr, address);
+    EXPECT_EQ(mr->length, 0u);
+  } else {
+    RecordProperty("outcome", absl::StrCat("refused, ", ErrnoName(errno)));
+    EXPECT_THAT(errno, ErrnoIs(EINVAL)) << "a zero-length registration refused with another errno";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Addresses, MrZeroLengthTest, ::testing::Values(size_t{0}, size_t{100}),

@@ -167,9 +167,10 @@ TEST_P(MwBindTypeTest, BindBeyondMrFailsMwBindErr) {
 }
 
 RDMACHECK_ABOUT(MwBindTypeTest, BindWithoutMwBindAccessFails,
-                "binding to an MR registered without IBV_ACCESS_MW_BIND fails: refused when posted, or completed "
-                "with IBV_WC_MW_BIND_ERR",
-                "IBTA Vol 1 10.6.7.2 (C10-73: the MR must allow window binding); ibv_reg_mr(3) IBV_ACCESS_MW_BIND",
+                "binding to an MR registered without IBV_ACCESS_MW_BIND fails: refused when posted with EINVAL, or "
+                "completed with IBV_WC_MW_BIND_ERR",
+                "IBTA Vol 1 10.6.7.2 (C10-73: the MR must allow window binding); ibv_reg_mr(3) IBV_ACCESS_MW_BIND; "
+                "ibv_post_send(3), ibv_bind_mw(3) (EINVAL: invalid value provided in wr)",
                 Cap::kRcQp);
 TEST_P(MwBindTypeTest, BindWithoutMwBindAccessFails) {
   std::vector<uint8_t> buffer(4096);
@@ -179,14 +180,17 @@ TEST_P(MwBindTypeTest, BindWithoutMwBindAccessFails) {
     EXPECT_EQ(bind->wc.status, IBV_WC_MW_BIND_ERR) << DescribeWc(bind->wc);
   } else {
     RecordProperty("refused_when_posted", std::string(bind.status().message()));
+    EXPECT_EQ(ErrnoOf(bind.status()), EINVAL) << "refused when posted, but not with EINVAL: " << bind.status();
   }
   mw_.reset();  // before `mr`
 }
 
 RDMACHECK_ABOUT(MwBindTypeTest, DeregMrWithBoundMwFails,
-                "ibv_dereg_mr of an MR with a window bound to it fails (the spec says the MR stays registered); the "
-                "errno is recorded",
-                "IBTA Vol 1 10.6.7.2.6 (an MR with bound windows cannot be deregistered); ibv_reg_mr(3)", Cap::kRcQp);
+                "ibv_dereg_mr of an MR with a window bound to it fails with an errno value, and the MR stays "
+                "registered: an RDMA WRITE through the window still lands (the errno is recorded)",
+                "IBTA Vol 1 10.6.7.2.6 (an MR with bound windows cannot be deregistered); ibv_reg_mr(3) (\"returns "
+                "0 on success, or the value of errno on failure\")",
+                Cap::kRcQp, Cap::kRdmaWrite);
 TEST_P(MwBindTypeTest, DeregMrWithBoundMwFails) {
   std::vector<uint8_t> buffer(4096);
   ASSERT_OK_AND_ASSIGN(MrPtr mr, RegMr(local().pd(), absl::MakeSpan(buffer),
@@ -195,8 +199,18 @@ TEST_P(MwBindTypeTest, DeregMrWithBoundMwFails) {
   ASSERT_EQ(bind.wc.status, IBV_WC_SUCCESS) << DescribeWc(bind.wc);
   const int rc = ibv_dereg_mr(mr.get());
   if (rc == 0) mr.release();  // deregistered after all
-  EXPECT_NE(rc, 0) << "an MR with a bound window was deregistered";
+  ASSERT_NE(rc, 0) << "an MR with a bound window was deregistered";
+  EXPECT_GT(rc, 0) << "ibv_dereg_mr returned " << rc << ": want a (positive) errno value";
   RecordProperty("errno", ErrnoName(rc));
+
+  // Still registered: the window over it still takes a write.
+  const std::vector<uint8_t> bytes(8, 0xcd);
+  ASSERT_OK(remote().Write(0, bytes));
+  RemoteBuffer target{reinterpret_cast<uint64_t>(buffer.data()), bind.rkey, 8};
+  ASSERT_OK(remote().Post(SendRequest::Write(/*wr_id=*/89, {{0, 8}}, target)));
+  ASSERT_OK_AND_ASSIGN(ibv_wc write, remote().PollSend());
+  EXPECT_EQ(write.status, IBV_WC_SUCCESS) << "after the refused dereg: " << DescribeWc(write);
+  EXPECT_EQ(buffer[0], 0xcd) << "after the refused dereg, a write through the window did not land";
   mw_.reset();  // unbinds; then the MR can go
 }
 

@@ -61,7 +61,9 @@ const std::vector<RangeCase>& RangeCases() {
          return Said("pkey_index", l.port.pkey_tbl_len - 1);
        }},
       {"PkeyIndex_BeyondTable", IBV_QPS_RESET, IBV_QPS_INIT, false,
-       [](QpAttr& a, const Limits& l) {
+       [](QpAttr& a, const Limits& l) -> absl::StatusOr<std::string> {
+         // With no table there is no "beyond": index 0 would test the empty table, not a bound.
+         if (l.port.pkey_tbl_len == 0) return Unexpressible("the port reports an empty P_Key table (pkey_tbl_len 0)");
          a.set_pkey_index(l.port.pkey_tbl_len);
          return Said("pkey_index (table length)", l.port.pkey_tbl_len);
        }},

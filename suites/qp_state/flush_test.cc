@@ -1,5 +1,6 @@
 // The Error state flushes: every WR outstanding when a QP enters ERR, and every WR posted
-// while it is there, completes with IBV_WC_WR_FLUSH_ERR, in order.
+// while it is there, completes with IBV_WC_WR_FLUSH_ERR, in order. A flush is the local
+// device's own doing, so the waits are LocalEventWait(), not a wire's DefaultWait().
 #include "gmock/gmock.h"
 #include "harness/completion.h"
 #include "suites/qp_state/pair_type_test.h"
@@ -21,7 +22,7 @@ TEST_P(QpFlushTest, ErrFlushesOutstandingReceives) {
 
   ASSERT_OK(ModifyQp(local.qp(), QpAttr().set_state(IBV_QPS_ERR)));
 
-  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> wcs, PollCompletions(local.recv_cq(), kCount));
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> wcs, PollCompletions(local.recv_cq(), kCount, LocalEventWait()));
   for (int i = 0; i < kCount; ++i) {
     EXPECT_EQ(wcs[i].status, IBV_WC_WR_FLUSH_ERR) << DescribeWc(wcs[i]);
     EXPECT_EQ(wcs[i].wr_id, static_cast<uint64_t>(100 + i)) << DescribeWc(wcs[i]);
@@ -39,7 +40,7 @@ TEST_P(QpFlushTest, RecvPostedInErrIsFlushed) {
 
   ASSERT_OK(local.PostRecv(/*wr_id=*/7, 0, 256));
 
-  ASSERT_OK_AND_ASSIGN(ibv_wc recv, local.PollRecv());
+  ASSERT_OK_AND_ASSIGN(ibv_wc recv, local.PollRecv(LocalEventWait()));
   EXPECT_EQ(recv.status, IBV_WC_WR_FLUSH_ERR) << DescribeWc(recv);
   EXPECT_EQ(recv.wr_id, 7u);
 }
@@ -54,7 +55,7 @@ TEST_P(QpFlushTest, SendPostedInErrIsFlushed) {
 
   ASSERT_OK(local.Post(SendRequest::Send(/*wr_id=*/8, {{256, 64}})));
 
-  ASSERT_OK_AND_ASSIGN(ibv_wc send, local.PollSend());
+  ASSERT_OK_AND_ASSIGN(ibv_wc send, local.PollSend(LocalEventWait()));
   EXPECT_EQ(send.status, IBV_WC_WR_FLUSH_ERR) << DescribeWc(send);
   EXPECT_EQ(send.wr_id, 8u);
 }
@@ -80,7 +81,7 @@ TEST_F(QpFlushRcTest, ErrFlushesOutstandingSends) {
 
   ASSERT_OK(ModifyQp(local.qp(), QpAttr().set_state(IBV_QPS_ERR)));
 
-  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> wcs, PollCompletions(local.send_cq(), kCount));
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> wcs, PollCompletions(local.send_cq(), kCount, LocalEventWait()));
   for (int i = 0; i < kCount; ++i) {
     EXPECT_EQ(wcs[i].status, IBV_WC_WR_FLUSH_ERR) << DescribeWc(wcs[i]);
     EXPECT_EQ(wcs[i].wr_id, static_cast<uint64_t>(200 + i)) << DescribeWc(wcs[i]);

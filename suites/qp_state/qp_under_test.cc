@@ -104,7 +104,7 @@ absl::Status QpUnderTest::Reach(ibv_qp_state target) {
           absl::StrCat("an rdma_cm QP starts in RTS and goes on to SQD only, not to ", QpStateName(target)));
     }
     RDMACHECK_RETURN_IF_ERROR(Step(IBV_QPS_RTS, IBV_QPS_SQD));
-    return WaitDrained(Scaled(absl::Seconds(2)));
+    return WaitDrained(LocalEventWait());
   }
   if (state_ != IBV_QPS_RESET) {
     return absl::FailedPreconditionError(absl::StrCat("Reach starts from a new QP, this one is in ", QpStateName(state_)));
@@ -122,7 +122,7 @@ absl::Status QpUnderTest::Reach(ibv_qp_state target) {
   if (target == IBV_QPS_RTS) return absl::OkStatus();
   if (target == IBV_QPS_SQD) {
     RDMACHECK_RETURN_IF_ERROR(Step(IBV_QPS_RTS, IBV_QPS_SQD));
-    return WaitDrained(Scaled(absl::Seconds(2)));
+    return WaitDrained(LocalEventWait());
   }
   if (target == IBV_QPS_SQE) return EnterSqe();
   return absl::InvalidArgumentError(absl::StrCat("no way to ", QpStateName(target)));

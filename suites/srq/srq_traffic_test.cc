@@ -168,7 +168,7 @@ TEST_F(SrqTrafficTest, LastWqeReachedOnError) {
   ibv_qp* qp = receiver().qp();
   ASSERT_OK(ModifyQp(qp, QpAttr().set_state(IBV_QPS_ERR)));
   EXPECT_OK(WaitForAsyncEvent(receiver().context(), IBV_EVENT_QP_LAST_WQE_REACHED,
-                              [qp](const ibv_async_event& e) { return e.element.qp == qp; }));
+                              [qp](const ibv_async_event& e) { return e.element.qp == qp; }, LocalEventWait()));
 }
 
 }  // namespace
