@@ -147,11 +147,24 @@ bool Expectation::Matches(absl::string_view test_name) const {
 // A failure message holds one part per failed assertion, each starting "file.cc:LINE: ".
 // Every part must be the known deviation: a second, different failure in the same test
 // is not covered by the entry.
+// The lines of a "Google Test trace:" block (SCOPED_TRACE) look like parts, but belong to the
+// assertion above them.
 std::vector<absl::string_view> FailureParts(absl::string_view message) {
   static const std::regex kPartStart(R"re((^|\n)[^\s:]+\.(cc|h):\d+: )re");
+  static constexpr absl::string_view kTraceHeader = "Google Test trace:";
   std::vector<size_t> starts;
+  size_t trace_continues_at = absl::string_view::npos;  // where the next trace line would start
   for (auto it = std::cregex_iterator(message.begin(), message.end(), kPartStart); it != std::cregex_iterator(); ++it) {
-    starts.push_back(static_cast<size_t>(it->position(0)) + it->length(1));
+    const size_t start = static_cast<size_t>(it->position(0)) + it->length(1);
+    const size_t line_end = message.find('\n', start);
+    const size_t next_line = line_end == absl::string_view::npos ? message.size() : line_end + 1;
+    const bool after_header = start > kTraceHeader.size() &&
+                              message.substr(start - kTraceHeader.size() - 1, kTraceHeader.size()) == kTraceHeader;
+    if (after_header || start == trace_continues_at) {
+      trace_continues_at = next_line;
+      continue;
+    }
+    starts.push_back(start);
   }
   if (starts.empty() || starts[0] != 0) starts.insert(starts.begin(), 0);
   std::vector<absl::string_view> parts;

@@ -221,7 +221,10 @@ share() { echo "local,path=${1//,/,,},mount_tag=$2,security_model=none${3:-}"; }
 mapfile -t a < <(qemu_args "$accel")
 # no_timer_check: under emulation the kernel's IO-APIC timer check can fail by timing
 # alone (6.12 panics with "IO-APIC + timer doesn't work"); the timer itself works.
-a+=(-smp 2 -m "$mem" -append "console=ttyS0 quiet panic=-1 no_timer_check"
+# tsc=reliable: under load the clocksource watchdog can declare the emulated TSC unstable;
+# switching sched_clock then patches kernel text while the other vCPU runs it, which TCG
+# does not survive (6.12: "Oops: int3" in sched_clock_cpu from __sched_clock_work, a panic).
+a+=(-smp 2 -m "$mem" -append "console=ttyS0 quiet panic=-1 no_timer_check tsc=reliable"
   -virtfs "$(share / hostroot ,readonly=on,multidevs=remap)"
   -virtfs "$(share "$out" out)" -virtfs "$(share "$run/ctl" ctl)")
 for p in con out err; do a+=(-chardev "file,id=$p,path=$run/$p" -serial "chardev:$p"); done

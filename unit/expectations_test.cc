@@ -183,6 +183,11 @@ TEST(ApplyExpectationTest, EveryFailedAssertionMustMatchTheSignature) {
   ExpectationFile file = File({entry});
   const std::string known = "a.cc:10: Value of: wc\n  Actual: status is IBV_WC_LOC_QP_OP_ERR, expected IBV_WC_LOC_PROT_ERR";
   EXPECT_THAT(FailureParts(known + "\nb.cc:20: byte 3 is 0x00"), ElementsAre(known, "b.cc:20: byte 3 is 0x00"));
+  // SCOPED_TRACE lines belong to the assertion above them (GoogleTest ends each with a
+  // newline, and the runner joins parts with another).
+  const std::string traced = "a.cc:1: mtu 3 vs 1\nGoogle Test trace:\na.cc:9: port 1\na.cc:8: device rxe0";
+  EXPECT_THAT(FailureParts(traced + "\n\nb.cc:2: other"), ElementsAre(traced, "b.cc:2: other"));
+  EXPECT_THAT(FailureParts(traced + "\n"), ElementsAre(traced));
 
   TestResult two = Result(TestStatus::kFail);
   two.message = known + "\n" + known;
