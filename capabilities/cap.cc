@@ -36,6 +36,7 @@ constexpr std::pair<Cap, const char*> kNames[] = {
     {Cap::kIpv6Gid, "ipv6_gid"},
     {Cap::kMemlock, "memlock"},
     {Cap::kTrafficCounters, "traffic_counters"},
+    {Cap::kQpStateQuery, "qp_state_query"},
 };
 }  // namespace
 

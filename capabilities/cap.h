@@ -45,6 +45,7 @@ enum class Cap {
   kMemlock,         // RLIMIT_MEMLOCK large enough for the suites
   // Observation of the device itself.
   kTrafficCounters, // the port counts its packets (rdma statistic, sysfs counters): runner/counters.h
+  kQpStateQuery,    // ibv_query_qp reports the QP's state (INIT read back after RESET->INIT)
 };
 
 // Every Cap, in declaration order.

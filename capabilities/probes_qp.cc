@@ -186,6 +186,29 @@ absl::Status ProbeMtu4096(ProbeScope& s) {
   return absl::OkStatus();
 }
 
+// Does ibv_query_qp report the state? A QP moved RESET->INIT must read back INIT. Every
+// qp_state test reads states back; where this is broken, a read-back that agrees with the
+// test proves nothing, and those tests say so (suites/qp_state/qp_state_test_base.h).
+absl::Status ProbeQpStateQuery(ProbeScope& s) {
+  RDMACHECK_ASSIGN_OR_RETURN(PdAndCq base, MakePdAndCq(s.context()));
+  RDMACHECK_ASSIGN_OR_RETURN(QpPtr qp, CreateQp(base.pd.get(), QpInitAttr(IBV_QPT_RC, base.cq.get())));
+  absl::Status init = ModifyQp(qp.get(), InitAttr(IBV_QPT_RC, PathFor(s.selection(), PathOptions{})));
+  if (!init.ok()) {
+    s.Tried(Cap::kQpStateQuery, init, "");
+    return absl::OkStatus();
+  }
+  absl::StatusOr<ibv_qp_attr> now = QueryQp(qp.get(), IBV_QP_STATE);
+  if (!now.ok()) {
+    s.Tried(Cap::kQpStateQuery, now.status(), "");
+  } else if (now->qp_state != IBV_QPS_INIT) {
+    s.Record(Cap::kQpStateQuery, Outcome::kBroken, 0,
+             absl::StrCat("after RESET->INIT ibv_query_qp says ", QpStateName(now->qp_state)));
+  } else {
+    s.Record(Cap::kQpStateQuery, Outcome::kSupported, 0, "after RESET->INIT ibv_query_qp says INIT");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<ProbeSpec> QpProbes() {
@@ -195,6 +218,7 @@ std::vector<ProbeSpec> QpProbes() {
       {"inline_data", {Cap::kInlineData}, ProbeInline},
       {"send_sge", {}, ProbeSendSge},
       {"mtu_4096", {Cap::kMtu4096}, ProbeMtu4096},
+      {"qp_state_query", {Cap::kQpStateQuery}, ProbeQpStateQuery},
   };
 }
 

@@ -34,7 +34,7 @@ TEST_P(QpAttrChangeTest, QueryShowsTheNewValue) {
   ASSERT_OK(ModifyQp(q().qp(), attr));
 
   ASSERT_OK_AND_ASSIGN(ibv_qp_attr got, QueryQp(q().qp(), attr.mask()));
-  EXPECT_EQ(got.qp_state, c.to) << "ibv_query_qp says " << QpStateName(got.qp_state);
+  ExpectReadBack(got.qp_state, c.to);
   EXPECT_THAT(Mismatches(attr, got), ::testing::IsEmpty());
 }
 

@@ -134,26 +134,21 @@ class QpCreateTest : public QpStateTest {
   CqPtr cq_;
 };
 
-RDMACHECK_ABOUT(QpCreateTest, ZeroSendQueueCreatedOrRefusedWithEinval,
-                "an RC QP with max_send_wr 0 (a receive-only QP) is either created, with ibv_query_qp reporting the "
-                "queue sizes create granted, or refused with EINVAL; which one is recorded (the spec leaves it to "
-                "the device)",
+class QpZeroQueueTest : public QpCreateTest, public ::testing::WithParamInterface<Limit> {};
+
+RDMACHECK_ABOUT(QpZeroQueueTest, CreatedOrRefusedWithEinval,
+                "an RC QP with max_send_wr 0 (receive-only) or with max_recv_wr 0 and no SRQ (send-only) is either "
+                "created, with ibv_query_qp reporting the queue sizes create granted, or refused with EINVAL; which "
+                "one is recorded (the spec leaves it to the device)",
                 "IBTA Vol 1 11.2.4.1 (Create QP); ibv_create_qp(3), ibv_query_qp(3)", Cap::kRcQp);
-TEST_F(QpCreateTest, ZeroSendQueueCreatedOrRefusedWithEinval) {
+TEST_P(QpZeroQueueTest, CreatedOrRefusedWithEinval) {
   ibv_qp_init_attr attr = QpInitAttr(IBV_QPT_RC, cq_.get());
-  attr.cap.max_send_wr = 0;
-  CreateAndRecord(attr, "max_send_wr 0");
+  Field(attr.cap, GetParam()) = 0;
+  CreateAndRecord(attr, absl::StrCat(LimitName(GetParam()), " 0"));
 }
 
-RDMACHECK_ABOUT(QpCreateTest, ZeroRecvQueueCreatedOrRefusedWithEinval,
-                "an RC QP with max_recv_wr 0 and no SRQ (a send-only QP) is either created, with ibv_query_qp "
-                "reporting the queue sizes create granted, or refused with EINVAL; which one is recorded",
-                "IBTA Vol 1 11.2.4.1 (Create QP); ibv_create_qp(3), ibv_query_qp(3)", Cap::kRcQp);
-TEST_F(QpCreateTest, ZeroRecvQueueCreatedOrRefusedWithEinval) {
-  ibv_qp_init_attr attr = QpInitAttr(IBV_QPT_RC, cq_.get());
-  attr.cap.max_recv_wr = 0;
-  CreateAndRecord(attr, "max_recv_wr 0, no SRQ");
-}
+INSTANTIATE_TEST_SUITE_P(Queues, QpZeroQueueTest, ::testing::Values(Limit::kSendWr, Limit::kRecvWr),
+                         [](const ::testing::TestParamInfo<Limit>& info) { return std::string(LimitName(info.param)); });
 
 RDMACHECK_ABOUT(QpCreateTest, ZeroRecvQueueWithSrqIsCreated,
                 "an RC QP on an SRQ with max_recv_wr and max_recv_sge 0 is created: with an SRQ the receive "

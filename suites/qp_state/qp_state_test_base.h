@@ -36,8 +36,14 @@ class QpStateTest : public DeviceTest {
   void Start(ibv_qp_type type, ibv_qp_state state);
   QpUnderTest& q() { return *q_; }
 
-  // EXPECTs that ibv_query_qp reports `expected` as the QP's state.
+  // EXPECTs that ibv_query_qp reports `expected` as the QP's state (ExpectReadBack).
   static void ExpectState(ibv_qp* qp, ibv_qp_state expected);
+
+  // EXPECTs that a state read back with ibv_query_qp, `got`, is `expected`, and that the
+  // read-back means something: where the device's query_qp does not report states
+  // (capability qp_state_query broken), a read-back that agrees with the test proves
+  // nothing, and fails too.
+  static void ExpectReadBack(ibv_qp_state got, ibv_qp_state expected);
 
   // The attributes of `set` whose value ibv_query_qp reports differently, one line each
   // ("PATH_MTU: set 3, query says 5"); empty when all match.

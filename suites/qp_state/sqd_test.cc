@@ -40,7 +40,7 @@ TEST_P(QpSqdTest, DrainRaisesSqDrainedHoldsSendsAndRtsResumes) {
   // LocalEventWait(): the 8 small sends in flight need only their acknowledgements.
   ASSERT_OK(WaitSqDrained(local.qp(), LocalEventWait()));
   ASSERT_OK_AND_ASSIGN(ibv_qp_attr attr, QueryQp(local.qp()));
-  EXPECT_EQ(attr.qp_state, IBV_QPS_SQD) << QpStateName(attr.qp_state);
+  ExpectReadBack(attr.qp_state, IBV_QPS_SQD);
   EXPECT_EQ(attr.sq_draining, 0) << "SQ_DRAINED was raised, yet ibv_query_qp says the drain goes on";
 
   // What finished before the drain completed: the first n sends, all successful.
