@@ -34,7 +34,7 @@ containers/make-base-rootfs.sh >/dev/null || echo "test.sh: no container base: d
 
 step "device tests (VM lab: rxe0, siw0)"
 rm -rf out/ctest
-scripts/lab.sh -- ctest --test-dir build -L device --output-on-failure
+scripts/lab.sh -- ctest --test-dir build -L device -j2 --output-on-failure
 device=$?
 
 step "backports kernel (VM lab: the main job on Debian's newest backports kernel)"
