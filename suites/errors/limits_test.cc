@@ -1,8 +1,6 @@
 // Running into limits: a create past what the device declares is refused and leaves what
 // exists working; registering memory past RLIMIT_MEMLOCK is refused with ENOMEM.
 #include <infiniband/verbs.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <climits>

@@ -73,11 +73,11 @@ constexpr uint32_t kBytes = 8;
 // The rights an MR was registered with, used: its lkey as a SEND's source (local read is
 // always granted) and, with LOCAL_WRITE, as a receive's target; its rkey for each remote
 // right it has. The peer of a loopback (or two-host) RC pair is the remote side.
-class MrGrantsTest : public MrAccessTest {
+class MrGrantsTest : public DeviceTest, public ::testing::WithParamInterface<int> {
  protected:
   void SetUp() override {
-    MrAccessTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
+    DeviceTest::SetUp();
+    if (IsSkipped()) return;
     PairOptions options;
     atomics_ = Decide(profile(), Cap::kAtomics).available;
     if (atomics_) options.path.access |= IBV_ACCESS_REMOTE_ATOMIC;  // the QP's right; the MR's is the test's
@@ -94,6 +94,7 @@ class MrGrantsTest : public MrAccessTest {
     return {reinterpret_cast<uint64_t>(buffer_.data()) + offset, mr_->rkey, kBytes};
   }
 
+  std::vector<uint8_t> buffer_ = std::vector<uint8_t>(8192);
   std::optional<ConnectedPair> pair_;
   MrPtr mr_;
   bool atomics_ = false;  // the device has remote atomics: REMOTE_ATOMIC is checked too
