@@ -52,6 +52,12 @@ std::vector<std::string> CatalogueProblems(const std::vector<RegisteredTest>& te
                                       ") names no registered test"));
     }
   }
+  for (const RunsAlone& mark : RunsAloneMarks()) {
+    if (!used.count({mark.fixture, mark.name})) {
+      problems.push_back(absl::StrCat(mark.file, ":", mark.line, ": RDMACHECK_RUNS_ALONE(", mark.fixture, ", ",
+                                      mark.name, ") names no registered test"));
+    }
+  }
   return problems;
 }
 
@@ -95,12 +101,14 @@ int ListCommand(const std::vector<std::string>& positional) {
     for (const Row& r : rows) {
       std::vector<std::string> needs;
       for (Cap cap : r.about->needs) needs.emplace_back(CapName(cap));
-      out.push_back({{"suite", r.suite},
-                     {"test", absl::StrCat(r.about->fixture, ".", r.about->name)},
-                     {"instances", r.instances},
-                     {"purpose", r.about->purpose},
-                     {"reference", r.about->reference},
-                     {"needs", needs}});
+      nlohmann::json row = {{"suite", r.suite},
+                            {"test", absl::StrCat(r.about->fixture, ".", r.about->name)},
+                            {"instances", r.instances},
+                            {"purpose", r.about->purpose},
+                            {"reference", r.about->reference},
+                            {"needs", needs}};
+      if (const RunsAlone* alone = FindRunsAlone(r.about->fixture, r.about->name)) row["runs_alone"] = alone->why;
+      out.push_back(std::move(row));
     }
     std::cout << out.dump(2) << std::endl;
     return kExitOk;
@@ -118,6 +126,9 @@ int ListCommand(const std::vector<std::string>& positional) {
       std::cout << "  " << name << count << "\n      " << r.about->purpose << "\n";
       if (!r.about->reference.empty()) std::cout << "      ref: " << r.about->reference << "\n";
       if (!r.about->needs.empty()) std::cout << "      needs: " << Needs(*r.about) << "\n";
+      if (const RunsAlone* alone = FindRunsAlone(r.about->fixture, r.about->name)) {
+        std::cout << "      runs alone (run --jobs): " << alone->why << "\n";
+      }
     }
     suite = r.suite;
   }

@@ -19,6 +19,7 @@
 #include "cli/flag_parser.h"
 #include "harness/remote/peer_link.h"
 #include "runner/conformance_run.h"
+#include "runner/shards.h"
 #include "harness/selection_flags.h"
 #include "harness/timeouts.h"
 
@@ -28,6 +29,9 @@ ABSL_FLAG(std::string, capabilities, "",
 ABSL_FLAG(std::string, expectations, "",
           "Expected deviations to apply (default: capabilities/expectations/<driver>.json for the device's driver)");
 ABSL_FLAG(bool, no_expectations, false, "Apply no expectation file: report raw outcomes");
+ABSL_FLAG(int, jobs, 0,
+          "Supervised children running tests at once, over shards of the suites (0: one per CPU, at most 8; 1: "
+          "one suite at a time). Tests marked RDMACHECK_RUNS_ALONE run after the others, alone");
 ABSL_FLAG(int, test_timeout, 300, "Watchdog: seconds one test may run before it is killed and failed (scaled by --timeout_multiplier)");
 
 namespace rdmacheck {
@@ -76,6 +80,7 @@ int RunCommand(const std::vector<std::string>& positional) {
   if (!positional.empty()) return UsageError("run takes no positional arguments: " + positional[0]);
   if (absl::GetFlag(FLAGS_timeout_multiplier) <= 0) return UsageError("--timeout_multiplier must be > 0");
   if (absl::GetFlag(FLAGS_test_timeout) <= 0) return UsageError("--test_timeout must be > 0 seconds");
+  if (absl::GetFlag(FLAGS_jobs) < 0) return UsageError("--jobs must be >= 0 (0: one per CPU)");
 
   RunPlan plan;
   {
@@ -120,6 +125,7 @@ int RunCommand(const std::vector<std::string>& positional) {
                       absl::StrCat("--capabilities=", std::filesystem::absolute(profile_path).string())};
   for (std::string& flag : NonDefaultFlags({"timeout_multiplier", "peer"})) plan.child_flags.push_back(std::move(flag));
   plan.test_timeout = Scaled(absl::Seconds(absl::GetFlag(FLAGS_test_timeout)));
+  plan.jobs = absl::GetFlag(FLAGS_jobs) == 0 ? DefaultJobs() : absl::GetFlag(FLAGS_jobs);
   plan.on_result = [&](const TestResult& r) {
     TestResult judged = r;
     judge(judged);
@@ -127,9 +133,9 @@ int RunCommand(const std::vector<std::string>& positional) {
   };
 
   const Selection& s = plan.selection;
-  std::cout << absl::StrFormat("rdmacheck run: %s port %d GID %d (%s %s), transport %s, link %s; %d tests\n",
+  std::cout << absl::StrFormat("rdmacheck run: %s port %d GID %d (%s %s), transport %s, link %s; %d tests, %d at once\n",
                                s.device, s.port, s.gid.index, s.gid.TypeName(), s.gid.Address(),
-                               TransportName(s.transport), LinkLayerName(s.port_attr.link_layer), plan.tests.size())
+                               TransportName(s.transport), LinkLayerName(s.port_attr.link_layer), plan.tests.size(), plan.jobs)
             << std::flush;
 
   for (const TestResult& r : broken) PrintResult(r);

@@ -1,6 +1,10 @@
 #include "runner/conformance_run.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -11,7 +15,8 @@
 #include "gtest/gtest.h"
 #include "runner/kernel_log.h"
 #include "runner/leak_check.h"
-#include "runner/supervisor.h"
+#include "runner/shard_pool.h"
+#include "runner/shards.h"
 #include "testing/catalogue.h"
 
 namespace rdmacheck {
@@ -90,6 +95,54 @@ nlohmann::json RunTotals(const DeviceCounters& counters, const absl::StatusOr<Co
   return CounterDeltas(*before, *after);
 }
 
+// One suite's results as its shards finish: the tests, one leak check (a failing one
+// kept over a passing one), and the children's time.
+struct SuiteBucket {
+  std::vector<TestResult> tests;
+  std::optional<TestResult> leak_check;
+  std::vector<TestResult> kernel_outside;  // kKernelLogOutsideTests
+  SuiteTiming timing;
+};
+
+void AddOutcome(SuiteBucket& bucket, SuiteOutcome outcome) {
+  for (TestResult& r : outcome.results) {
+    if (r.name == kLeakCheckTest) {
+      if (!bucket.leak_check || r.status == TestStatus::kFail) bucket.leak_check = std::move(r);
+    } else if (r.name == kKernelLogOutsideTests) {
+      bucket.kernel_outside.push_back(std::move(r));
+    } else {
+      bucket.tests.push_back(std::move(r));
+    }
+  }
+  bucket.timing.duration_ms += outcome.duration_ms;
+  bucket.timing.processes += outcome.processes;
+}
+
+// Every result so far, in the run's order: suites as planned, each suite's tests in their
+// registration order, then its leak check and kernel findings.
+void Collect(const std::vector<RegisteredTest>& planned, std::map<std::string, SuiteBucket>& buckets,
+             RunResults& results) {
+  std::map<std::string, size_t> order;
+  for (size_t i = 0; i < planned.size(); ++i) order.emplace(planned[i].name, i);
+  auto position = [&](const TestResult& r) { return order.count(r.name) ? order.at(r.name) : planned.size(); };
+  results.tests.clear();
+  results.suites.clear();
+  for (const std::string& suite : SuitesOf(planned)) {
+    auto it = buckets.find(suite);
+    if (it == buckets.end()) continue;
+    SuiteBucket& bucket = it->second;
+    std::stable_sort(bucket.tests.begin(), bucket.tests.end(),
+                     [&](const TestResult& a, const TestResult& b) { return position(a) < position(b); });
+    results.tests.insert(results.tests.end(), bucket.tests.begin(), bucket.tests.end());
+    if (bucket.leak_check) results.tests.push_back(*bucket.leak_check);
+    results.tests.insert(results.tests.end(), bucket.kernel_outside.begin(), bucket.kernel_outside.end());
+    SuiteTiming timing = bucket.timing;
+    timing.name = suite;
+    for (const TestResult& r : bucket.tests) timing.setup_ms += r.setup_ms;
+    results.suites.push_back(timing);
+  }
+}
+
 }  // namespace
 
 RunResults Execute(const RunPlan& plan) {
@@ -103,13 +156,25 @@ RunResults Execute(const RunPlan& plan) {
   const std::string log_dir = plan.out_dir + "/logs";
   std::filesystem::create_directories(log_dir);
 
+  const int jobs = std::max(1, plan.jobs);
+  const std::vector<Shard> shards = PlanShards(plan.tests, jobs, [](const RegisteredTest& t) {
+    return FindRunsAlone(t.test_suite, t.test_name) != nullptr;
+  });
+  results.environment["jobs"] = jobs;
+
+  std::mutex print_lock;  // results arrive from several supervising threads
   ChildOptions options;
   options.executable = plan.executable;
   options.args = {"__child"};
   options.args.insert(options.args.end(), plan.child_flags.begin(), plan.child_flags.end());
   options.log_dir = log_dir;
   options.test_timeout = plan.test_timeout;
-  options.on_result = plan.on_result;
+  if (plan.on_result) {
+    options.on_result = [&](const TestResult& r) {
+      std::lock_guard<std::mutex> hold(print_lock);
+      plan.on_result(r);
+    };
+  }
 
   KernelLog kernel_log(plan.kernel_log_path);
   const DeviceCounters counters = DeviceCounters::Find(plan.selection.device, plan.selection.port);
@@ -117,24 +182,30 @@ RunResults Execute(const RunPlan& plan) {
   const absl::StatusOr<CounterValues> counters_before =
       counters.any() ? counters.Read() : absl::StatusOr<CounterValues>(CounterValues{});
   results.complete = false;
-  for (const std::string& suite : SuitesOf(plan.tests)) {
-    SuitePlan suite_plan{suite, {}};
-    for (const RegisteredTest& t : plan.tests) {
-      if (t.suite == suite) suite_plan.tests.push_back(t.name);
-    }
-    kernel_log.Mark(absl::StrCat("suite ", suite, " on ", plan.selection.device, " starts"));
-    SuiteOutcome outcome = RunSuite(suite_plan, options);
-    JudgeByKernelLog(kernel_log, suite, plan.on_result, outcome.results);
-    double setup_ms = 0;
-    for (const TestResult& r : outcome.results) setup_ms += r.setup_ms;
-    results.suites.push_back({suite, outcome.duration_ms, setup_ms, outcome.processes});
-    for (TestResult& r : outcome.results) {
-      FillCatalogueFields(plan.tests, r);
-      results.tests.push_back(std::move(r));
-    }
+
+  std::map<std::string, SuiteBucket> buckets;
+  ShardCallbacks callbacks;
+  callbacks.on_start = [&](const Shard& shard) {
+    kernel_log.Mark(absl::StrCat("suite ", shard.suite, shard.index > 0 ? absl::StrCat(" shard ", shard.index) : "",
+                                 " on ", plan.selection.device, " starts"));
+  };
+  callbacks.on_done = [&](const Shard& shard, SuiteOutcome outcome) {
+    // With one child at a time, the log since the last shard belongs to this one's tests;
+    // with several, a problem can be logged in a test that has not ended yet: read it at the end.
+    if (jobs == 1) JudgeByKernelLog(kernel_log, shard.suite, options.on_result, outcome.results);
+    AddOutcome(buckets[shard.suite], std::move(outcome));
+    Collect(plan.tests, buckets, results);
+    for (TestResult& r : results.tests) FillCatalogueFields(plan.tests, r);
     results.environment["kernel_log"] = kernel_log.Describe();
     results.duration_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
     if (plan.on_suite) plan.on_suite(results);
+  };
+  RunShards(shards, jobs, options, callbacks);
+
+  if (jobs > 1) {  // every test has its window now; what fell in none goes to the run
+    std::vector<TestResult> all = std::move(results.tests);
+    JudgeByKernelLog(kernel_log, "run", options.on_result, all);
+    results.tests = std::move(all);
   }
   results.environment["kernel_log"] = kernel_log.Describe();
   if (nlohmann::json totals = RunTotals(counters, counters_before); !totals.is_null()) {

@@ -1,6 +1,8 @@
-// `rdmacheck run`: probe the device, run the selected suites each in its own child
-// process, and collect one result per test; the kernel log fails the tests it was
-// written during (kernel_log.h), the device's counters prove their traffic (counters.h).
+// `rdmacheck run`: probe the device, run the selected suites in supervised child
+// processes (one per suite, or `jobs` at once over shards of the suites: shards.h), and
+// collect one result per test, in the run's order whatever order they ended in; the
+// kernel log fails the tests it was written during (kernel_log.h), the device's counters
+// prove their traffic (counters.h).
 #ifndef RDMACHECK_RUNNER_CONFORMANCE_RUN_H_
 #define RDMACHECK_RUNNER_CONFORMANCE_RUN_H_
 
@@ -28,6 +30,7 @@ struct RunPlan {
   std::function<void(const TestResult&)> on_result;  // as each result arrives (again when the kernel log fails it)
   std::function<void(const RunResults&)> on_suite;   // after each suite, with every result so far (complete=false)
   std::string kernel_log_path = "/dev/kmsg";         // kernel_log.h
+  int jobs = 1;                                      // children at once (shards.h)
 };
 
 // Runs the plan; writes logs under out_dir/logs. Catalogue fields are filled in.

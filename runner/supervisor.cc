@@ -54,7 +54,8 @@ double MillisSince(absl::Time t) { return absl::ToDoubleMilliseconds(absl::Now()
 SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
   SuiteOutcome outcome;
   const absl::Time suite_start = absl::Now();
-  const std::string log = absl::StrCat(options.log_dir, "/", plan.suite, ".log");
+  const std::string stem = absl::StrCat(options.log_dir, "/", plan.log_name.empty() ? plan.suite : plan.log_name);
+  const std::string log = absl::StrCat(stem, ".log");
   std::set<std::string> done;
   std::optional<TestResult> leak_check;  // kLeakCheckTest, recorded after the tests
   auto record = [&](TestResult r) {
@@ -68,7 +69,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
     for (const std::string& t : plan.tests) {
       if (!done.count(t)) remaining.push_back(t);
     }
-    const std::string events = absl::StrCat(options.log_dir, "/", plan.suite, ".", outcome.processes, ".events");
+    const std::string events = absl::StrCat(stem, ".", outcome.processes, ".events");
     unlink(events.c_str());
     ++outcome.processes;
     pid_t pid = Spawn(options,

@@ -20,12 +20,13 @@ namespace rdmacheck {
 struct SuitePlan {
   std::string suite;
   std::vector<std::string> tests;  // GoogleTest full names
+  std::string log_name;            // stem of its files under log_dir; default: the suite's name
 };
 
 struct ChildOptions {
   std::string executable;              // the rdmacheck binary
   std::vector<std::string> args;       // e.g. {"__child", "--device=rxe0", ...}
-  std::string log_dir;                 // <suite>.log (child output) and <suite>.events
+  std::string log_dir;                 // <log_name>.log (child output) and <log_name>.<n>.events
   absl::Duration test_timeout;         // the watchdog, per test
   std::function<void(const TestResult&)> on_result;  // progress, called as results arrive
 };

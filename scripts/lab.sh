@@ -240,15 +240,15 @@ qpid=''
 for _ in $(seq 50); do [ -z "$(jobs -pr)" ] && break; sleep 0.1; done
 
 # panic_report: <out>/lab-panic.txt. A test was running when its start is the last line
-# of the newest events file of its run's logs dir (runner/events.h; the share is written
-# through, so the file is there after the crash). Runs in parallel (run-devices.sh: one
-# per device) each name theirs.
+# of the newest events file of its shard (<logs>/<suite>[.<shard>].<child>.events;
+# runner/events.h; the share is written through, so the file is there after the crash).
+# Runs in parallel (run-devices.sh: one per device; run --jobs: shards) each name theirs.
 panic_report() {
-  local f last dir running=() seen=' '
+  local f last shard running=() seen=' '
   while read -r _ f; do
-    dir=$(dirname "$f")
-    [[ $seen == *" $dir "* ]] && continue  # only the newest file of each run
-    seen+="$dir "
+    shard=${f%.*.events}
+    [[ $seen == *" $shard "* ]] && continue  # only the newest child of each shard
+    seen+="$shard "
     last=$(tail -n 1 "$f")
     case $last in
       *'"event":"start"'*)

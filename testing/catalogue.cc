@@ -8,6 +8,10 @@ std::vector<TestAbout>& Entries() {
   static std::vector<TestAbout> entries;
   return entries;
 }
+std::vector<RunsAlone>& AloneMarks() {
+  static std::vector<RunsAlone> marks;
+  return marks;
+}
 }  // namespace
 
 bool RegisterAbout(TestAbout about) {
@@ -27,6 +31,21 @@ const TestAbout* FindAbout(absl::string_view test_suite, absl::string_view test_
   auto [fixture, name] = CatalogueKey(test_suite, test_name);
   for (const TestAbout& about : Entries()) {
     if (about.fixture == fixture && about.name == name) return &about;
+  }
+  return nullptr;
+}
+
+bool RegisterRunsAlone(RunsAlone mark) {
+  AloneMarks().push_back(std::move(mark));
+  return true;
+}
+
+const std::vector<RunsAlone>& RunsAloneMarks() { return AloneMarks(); }
+
+const RunsAlone* FindRunsAlone(absl::string_view test_suite, absl::string_view test_name) {
+  auto [fixture, name] = CatalogueKey(test_suite, test_name);
+  for (const RunsAlone& mark : AloneMarks()) {
+    if (mark.fixture == fixture && mark.name == name) return &mark;
   }
   return nullptr;
 }

@@ -8,8 +8,14 @@
 // Capabilities listed after the reference (Cap::kAtomics, ...) are enforced by DeviceTest:
 // the test is skipped, with the evidence, when the device lacks one. For TEST_P, name the
 // pattern (fixture and test name without instantiation prefix or parameter suffix).
+// A test that must have the device to itself under `run --jobs=N` (it takes a device-wide
+// or process-wide resource that tests running beside it would share: limits, memlock, huge
+// pages) says so, and why, next to its entry:
+//
+//   RDMACHECK_RUNS_ALONE(MrSizeTest, HugePageBuffer, "the lab reserves 8 huge pages: ...");
+//
 // `rdmacheck list` prints the catalogue; `rdmacheck list --check` fails when a test has no
-// entry or an entry names no test.
+// entry or an entry (or a RUNS_ALONE mark) names no test.
 #ifndef RDMACHECK_TESTING_CATALOGUE_H_
 #define RDMACHECK_TESTING_CATALOGUE_H_
 
@@ -41,6 +47,18 @@ std::pair<std::string, std::string> CatalogueKey(absl::string_view test_suite, a
 // The entry for a gtest test, or nullptr.
 const TestAbout* FindAbout(absl::string_view test_suite, absl::string_view test_name);
 
+// Why a test must run with no other test on the device (RDMACHECK_RUNS_ALONE), or nullptr.
+struct RunsAlone {
+  std::string fixture;
+  std::string name;
+  std::string why;
+  std::string file;
+  int line = 0;
+};
+bool RegisterRunsAlone(RunsAlone mark);
+const std::vector<RunsAlone>& RunsAloneMarks();
+const RunsAlone* FindRunsAlone(absl::string_view test_suite, absl::string_view test_name);
+
 // "suites/pd/pd_test.cc" -> "pd": the rdmacheck suite is the folder a test lives in.
 std::string SuiteOfFile(absl::string_view path);
 
@@ -51,5 +69,9 @@ std::string SuiteOfFile(absl::string_view path);
 #define RDMACHECK_ABOUT(fixture, name, purpose, reference, ...)                          \
   [[maybe_unused]] static const bool RDMACHECK_ABOUT_CONCAT_(rdmacheck_about_, __LINE__) = \
       ::rdmacheck::RegisterAbout({#fixture, #name, purpose, reference, {__VA_ARGS__}, __FILE__, __LINE__})
+
+#define RDMACHECK_RUNS_ALONE(fixture, name, why)                                                   \
+  [[maybe_unused]] static const bool RDMACHECK_ABOUT_CONCAT_(rdmacheck_alone_, __LINE__) = \
+      ::rdmacheck::RegisterRunsAlone({#fixture, #name, why, __FILE__, __LINE__})
 
 #endif  // RDMACHECK_TESTING_CATALOGUE_H_

@@ -24,6 +24,8 @@ TEST_F(PdTest, AllocAndDealloc) {
 RDMACHECK_ABOUT(PdTest, ManyPdsAreDistinct,
                 "min(max_pd - 1, 256) PDs can be live at once, each with its own handle",
                 "ibv_alloc_pd(3); ibv_query_device(3) max_pd");
+RDMACHECK_RUNS_ALONE(PdTest, ManyPdsAreDistinct,
+                    "max_pd counts the PDs of every process on the device: tests running beside it hold some");
 TEST_F(PdTest, ManyPdsAreDistinct) {
   // One PD fewer than the limit: the run's own objects may hold one.
   const int count = std::min(device_attr().orig_attr.max_pd - 1, 256);

@@ -71,6 +71,9 @@ RDMACHECK_ABOUT(QpCreateLimitTest, AtLimitCreatedBeyondRefused,
                 "IBTA Vol 1 11.2.4.1 (Create QP: requested resources beyond the CA's capability are an error); "
                 "ibv_create_qp(3), ibv_query_device(3)",
                 Cap::kRcQp);
+RDMACHECK_RUNS_ALONE(QpCreateLimitTest, AtLimitCreatedBeyondRefused,
+                    "a queue at the declared limit takes the most the device can give: what tests beside it hold could make a "
+                    "legal create fail");
 TEST_P(QpCreateLimitTest, AtLimitCreatedBeyondRefused) {
   const LimitCase& c = GetParam();
   auto limit = LimitOf(c.limit);
