@@ -25,9 +25,9 @@ const std::vector<Command>& Commands() {
        "what stops RDMA from working here: one verdict line, then each check with its fix (exit 0 ready, "
        "1 problems, 2 cannot tell)",
        {"device", "format", "timeout_multiplier"}, DoctorCommand},
-      {"run", "run [--device=D] [--out=DIR] [--suites=a,b] [--gtest_filter=PATTERN] [--capabilities=FILE] [--expectations=FILE | --no_expectations] [--peer=HOST:PORT]",
+      {"run", "run [--device=D] [--out=DIR] [--suites=a,b] [--gtest_filter=PATTERN] [--capabilities=FILE] [--expectations=FILE | --no_expectations] [--peer=HOST:PORT] [--jobs=N]",
        "probe the device, run the conformance suites on it, write results.json and junit.xml",
-       With(kSelectionFlags, {"out", "suites", "capabilities", "test_timeout", "expectations", "no_expectations", "peer"}), RunCommand},
+       With(kSelectionFlags, {"out", "suites", "capabilities", "test_timeout", "expectations", "no_expectations", "peer", "jobs"}), RunCommand},
       {"serve", "serve [--device=D] [--listen=PORT]",
        "two-host mode: serve the peer side of `run --peer=HOST:PORT` (the passive endpoint of every pair)",
        With(kSelectionFlags, {"listen"}), ServeCommand},
