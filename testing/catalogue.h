@@ -67,11 +67,11 @@ std::string SuiteOfFile(absl::string_view path);
 #define RDMACHECK_ABOUT_CONCAT_INNER_(a, b) a##b
 #define RDMACHECK_ABOUT_CONCAT_(a, b) RDMACHECK_ABOUT_CONCAT_INNER_(a, b)
 #define RDMACHECK_ABOUT(fixture, name, purpose, reference, ...)                          \
-  [[maybe_unused]] static const bool RDMACHECK_ABOUT_CONCAT_(rdmacheck_about_, __LINE__) = \
+  [[maybe_unused]] static const bool RDMACHECK_ABOUT_CONCAT_(rdmacheck_about_, __COUNTER__) = \
       ::rdmacheck::RegisterAbout({#fixture, #name, purpose, reference, {__VA_ARGS__}, __FILE__, __LINE__})
 
 #define RDMACHECK_RUNS_ALONE(fixture, name, why)                                                   \
-  [[maybe_unused]] static const bool RDMACHECK_ABOUT_CONCAT_(rdmacheck_alone_, __LINE__) = \
+  [[maybe_unused]] static const bool RDMACHECK_ABOUT_CONCAT_(rdmacheck_alone_, __COUNTER__) = \
       ::rdmacheck::RegisterRunsAlone({#fixture, #name, why, __FILE__, __LINE__})
 
 #endif  // RDMACHECK_TESTING_CATALOGUE_H_

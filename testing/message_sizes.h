@@ -23,6 +23,14 @@ enum class MessageSize { kZero, kOne, kMtuMinusOne, kMtu, kMtuPlusOne, k64KiB, k
 
 inline constexpr uint32_t kLargestMessageBudget = 16u << 20;
 
+// Bytes after a message's end that must stay untouched (a canary): a device that writes
+// past the message, or past the receive's length, changes one of them.
+inline constexpr uint32_t kCanaryBytes = 64;
+
+// The immediate data the datapath tests send: the high bit set, so that a sign or
+// byte-order slip shows.
+inline constexpr uint32_t kTestImmediate = 0x8badf00d;
+
 const std::vector<MessageSize>& AllMessageSizes();
 std::string ParamName(MessageSize size);  // "Zero", "MtuPlusOne", ...
 

@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "testing/completion_matchers.h"
+#include "testing/message_sizes.h"
 #include "testing/pair_test.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {
 namespace {
 
-constexpr uint32_t kImm = 0x8badf00d;  // high bit set: a sign or byte-order slip shows
 
 class ImmediateTest : public PairTest {};
 
@@ -25,11 +25,11 @@ TEST_P(ImmediateTest, SendWithImmDeliversTheImmediate) {
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
   ASSERT_OK(pair.local().Fill({0, 300}, Pattern::Seeded(12)));
   ASSERT_OK(pair.remote().PostRecv(2, 0, 300));
-  ASSERT_OK(pair.local().Post(SendRequest::Send(1, {{0, 300}}).WithImm(kImm)));
+  ASSERT_OK(pair.local().Post(SendRequest::Send(1, {{0, 300}}).WithImm(kTestImmediate)));
   ASSERT_OK_AND_ASSIGN(ibv_wc send, pair.local().PollSend());
   EXPECT_THAT(send, CompletionIs(SendCompletion(1, pair.local().qp_num())));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
-  EXPECT_THAT(recv, CompletionIs(RecvCompletion(2, pair.remote().qp_num(), 300).WithImm(kImm)));
+  EXPECT_THAT(recv, CompletionIs(RecvCompletion(2, pair.remote().qp_num(), 300).WithImm(kTestImmediate)));
   EXPECT_OK(pair.remote().Check({0, 300}, Pattern::Seeded(12)));
 }
 
@@ -40,9 +40,9 @@ TEST_P(ImmediateTest, ZeroByteSendWithImm) {
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
   ASSERT_OK(pair.remote().Fill({0, 64}, Pattern::Constant(0)));
   ASSERT_OK(pair.remote().PostRecv(2, 0, 64));
-  ASSERT_OK(pair.local().Post(SendRequest::Send(1, {}).WithImm(kImm)));
+  ASSERT_OK(pair.local().Post(SendRequest::Send(1, {}).WithImm(kTestImmediate)));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
-  EXPECT_THAT(recv, CompletionIs(RecvCompletion(2, pair.remote().qp_num(), 0).WithImm(kImm)));
+  EXPECT_THAT(recv, CompletionIs(RecvCompletion(2, pair.remote().qp_num(), 0).WithImm(kTestImmediate)));
   EXPECT_OK(pair.remote().Check({0, 64}, Pattern::Constant(0)));
   ASSERT_OK_AND_ASSIGN(ibv_wc send, pair.local().PollSend());
   EXPECT_THAT(send, CompletionIs(SendCompletion(1, pair.local().qp_num())));
@@ -63,12 +63,12 @@ TEST_P(ImmediateTest, WriteWithImmConsumesAReceive) {
   ASSERT_OK(pair.remote().Fill({0, 8192}, Pattern::Constant(0)));
   ASSERT_OK(pair.remote().PostRecv(5, 6000, 64));
   ASSERT_OK(pair.local().Post(
-      SendRequest::Write(4, {{0, kSize}}, pair.local().peer_buffer().At(100, kSize)).WithImm(kImm)));
+      SendRequest::Write(4, {{0, kSize}}, pair.local().peer_buffer().At(100, kSize)).WithImm(kTestImmediate)));
   ASSERT_OK_AND_ASSIGN(ibv_wc send, pair.local().PollSend());
   EXPECT_THAT(send, CompletionIs(SendCompletion(4, pair.local().qp_num(), IBV_WC_RDMA_WRITE)));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
   EXPECT_THAT(recv,
-              CompletionIs(RecvCompletion(5, pair.remote().qp_num(), kSize, IBV_WC_RECV_RDMA_WITH_IMM).WithImm(kImm)));
+              CompletionIs(RecvCompletion(5, pair.remote().qp_num(), kSize, IBV_WC_RECV_RDMA_WITH_IMM).WithImm(kTestImmediate)));
   EXPECT_OK(pair.remote().Check({100, kSize}, Pattern::Seeded(21)));
   EXPECT_OK(pair.remote().Check({0, 100}, Pattern::Constant(0)));
   EXPECT_OK(pair.remote().Check({6000, 64}, Pattern::Constant(0)));
@@ -81,10 +81,10 @@ RDMACHECK_ABOUT(ImmediateTest, ZeroByteWriteWithImm,
 TEST_P(ImmediateTest, ZeroByteWriteWithImm) {
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
   ASSERT_OK(pair.remote().PostRecv(5, 0, 64));
-  ASSERT_OK(pair.local().Post(SendRequest::Write(4, {}, pair.local().peer_buffer().At(0, 0)).WithImm(kImm)));
+  ASSERT_OK(pair.local().Post(SendRequest::Write(4, {}, pair.local().peer_buffer().At(0, 0)).WithImm(kTestImmediate)));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
   EXPECT_THAT(recv,
-              CompletionIs(RecvCompletion(5, pair.remote().qp_num(), 0, IBV_WC_RECV_RDMA_WITH_IMM).WithImm(kImm)));
+              CompletionIs(RecvCompletion(5, pair.remote().qp_num(), 0, IBV_WC_RECV_RDMA_WITH_IMM).WithImm(kTestImmediate)));
   ASSERT_OK_AND_ASSIGN(ibv_wc send, pair.local().PollSend());
   EXPECT_THAT(send, CompletionIs(SendCompletion(4, pair.local().qp_num(), IBV_WC_RDMA_WRITE)));
 }
@@ -104,13 +104,13 @@ TEST_P(ImmediateTest, ImmediatesKeepTheirOrder) {
     ASSERT_OK(pair.remote().PostRecv(i, 2048 + 64 * i, 64));
     SendRequest r = i % 2 == 0 ? SendRequest::Send(i, {{0, 32}})
                                : SendRequest::Write(i, {{0, 32}}, pair.local().peer_buffer().At(64 * i, 32));
-    requests.push_back(r.WithImm(kImm + i));
+    requests.push_back(r.WithImm(kTestImmediate + i));
   }
   ASSERT_OK(pair.local().Post(requests));
   ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> recvs, pair.remote().PollRecvs(kCount));
   for (int i = 0; i < kCount; ++i) {
     const ibv_wc_opcode opcode = i % 2 == 0 ? IBV_WC_RECV : IBV_WC_RECV_RDMA_WITH_IMM;
-    EXPECT_THAT(recvs[i], CompletionIs(RecvCompletion(i, pair.remote().qp_num(), 32, opcode).WithImm(kImm + i)));
+    EXPECT_THAT(recvs[i], CompletionIs(RecvCompletion(i, pair.remote().qp_num(), 32, opcode).WithImm(kTestImmediate + i)));
   }
   ASSERT_OK(pair.local().PollSends(kCount).status());
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "testing/completion_matchers.h"
+#include "testing/message_sizes.h"
 #include "testing/pair_test.h"
 
 namespace rdmacheck {
@@ -46,7 +47,6 @@ constexpr uint64_t kAllSendOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_
                                  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
                                  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
 constexpr uint32_t kLength = 700;
-constexpr uint32_t kImm = 0x5eed1234;
 
 class QpExTest : public PairTestWith<Op> {
  protected:
@@ -66,11 +66,11 @@ class QpExTest : public PairTestWith<Op> {
         ASSERT_OK(local.Fill({slot, kLength}, Pattern::Seeded(seed)));
         ASSERT_OK(remote.PostRecv(seed, slot, kLength));
         SendRequest r = SendRequest::Send(seed, {{slot, kLength}});
-        if (imm) r.WithImm(kImm);
+        if (imm) r.WithImm(kTestImmediate);
         ASSERT_OK(post(r));
         ASSERT_OK_AND_ASSIGN(ibv_wc recv, remote.PollRecv());
         ExpectedWc expected = RecvCompletion(seed, remote.qp_num(), kLength);
-        if (imm) expected.WithImm(kImm);
+        if (imm) expected.WithImm(kTestImmediate);
         EXPECT_THAT(recv, CompletionIs(expected));
         EXPECT_OK(remote.Check({slot, kLength}, Pattern::Seeded(seed)));
         break;
@@ -81,12 +81,12 @@ class QpExTest : public PairTestWith<Op> {
         ASSERT_OK(local.Fill({slot, kLength}, Pattern::Seeded(seed)));
         if (imm) ASSERT_OK(remote.PostRecv(seed, slot + kLength, 16));
         SendRequest r = SendRequest::Write(seed, {{slot, kLength}}, target);
-        if (imm) r.WithImm(kImm);
+        if (imm) r.WithImm(kTestImmediate);
         ASSERT_OK(post(r));
         if (imm) {
           ASSERT_OK_AND_ASSIGN(ibv_wc recv, remote.PollRecv());
           EXPECT_THAT(recv, CompletionIs(RecvCompletion(seed, remote.qp_num(), kLength, IBV_WC_RECV_RDMA_WITH_IMM)
-                                             .WithImm(kImm)));
+                                             .WithImm(kTestImmediate)));
         }
         break;
       }

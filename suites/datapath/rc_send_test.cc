@@ -12,7 +12,6 @@
 namespace rdmacheck {
 namespace {
 
-constexpr uint32_t kCanary = 64;  // bytes after a message that must stay untouched
 
 class RcSendSizeTest : public PairTestWith<MessageSize> {};
 
@@ -25,14 +24,14 @@ TEST_P(RcSendSizeTest, SendArrivesIntact) {
   const uint32_t bytes = MessageBytes(param(), selection());
   RecordProperty("bytes", static_cast<int>(bytes));
   PairOptions options = Options();
-  options.buffer_size = BufferFor(bytes + kCanary);
+  options.buffer_size = BufferFor(bytes + kCanaryBytes);
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   ASSERT_OK(pair.local().Fill({0, bytes}, Pattern::Seeded(bytes)));
-  ASSERT_OK(pair.remote().Fill({0, bytes + kCanary}, Pattern::Constant(0)));
+  ASSERT_OK(pair.remote().Fill({0, bytes + kCanaryBytes}, Pattern::Constant(0)));
 
   // A zero-byte message has no SGE (a zero-length SGE means 2 GiB to some devices); its
   // receive has room (ZeroByteSendIntoReceiveWithoutSges covers a receive without SGEs).
-  ASSERT_OK(pair.remote().PostRecv(/*wr_id=*/21, 0, bytes > 0 ? bytes : kCanary));
+  ASSERT_OK(pair.remote().PostRecv(/*wr_id=*/21, 0, bytes > 0 ? bytes : kCanaryBytes));
   ASSERT_OK(pair.local().Post(SendRequest::Send(/*wr_id=*/11, bytes > 0 ? std::vector<Slice>{{0, bytes}}
                                                                         : std::vector<Slice>{})));
 
@@ -41,7 +40,7 @@ TEST_P(RcSendSizeTest, SendArrivesIntact) {
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
   EXPECT_THAT(recv, CompletionIs(RecvCompletion(21, pair.remote().qp_num(), bytes)));
   EXPECT_OK(pair.remote().Check({0, bytes}, Pattern::Seeded(bytes)));
-  EXPECT_OK(pair.remote().Check({bytes, kCanary}, Pattern::Constant(0)));
+  EXPECT_OK(pair.remote().Check({bytes, kCanaryBytes}, Pattern::Constant(0)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Connect, RcSendSizeTest,

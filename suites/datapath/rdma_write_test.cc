@@ -14,7 +14,6 @@
 namespace rdmacheck {
 namespace {
 
-constexpr uint32_t kCanary = 64;
 
 class RdmaWriteSizeTest : public PairTestWith<MessageSize> {};
 
@@ -27,17 +26,17 @@ TEST_P(RdmaWriteSizeTest, WriteLandsIntact) {
   const uint32_t bytes = MessageBytes(param(), selection());
   RecordProperty("bytes", static_cast<int>(bytes));
   PairOptions options = Options();
-  options.buffer_size = BufferFor(bytes + kCanary);
+  options.buffer_size = BufferFor(bytes + kCanaryBytes);
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   ASSERT_OK(pair.local().Fill({0, bytes}, Pattern::Seeded(bytes + 1)));
-  ASSERT_OK(pair.remote().Fill({0, bytes + kCanary}, Pattern::Constant(0)));
+  ASSERT_OK(pair.remote().Fill({0, bytes + kCanaryBytes}, Pattern::Constant(0)));
 
   const std::vector<Slice> sges = bytes > 0 ? std::vector<Slice>{{0, bytes}} : std::vector<Slice>{};
   ASSERT_OK(pair.local().Post(SendRequest::Write(7, sges, pair.local().peer_buffer().At(0, bytes))));
   ASSERT_OK_AND_ASSIGN(ibv_wc wc, pair.local().PollSend());
   EXPECT_THAT(wc, CompletionIs(SendCompletion(7, pair.local().qp_num(), IBV_WC_RDMA_WRITE)));
   EXPECT_OK(pair.remote().AwaitPattern({0, bytes}, Pattern::Seeded(bytes + 1)));
-  EXPECT_OK(pair.remote().Check({bytes, kCanary}, Pattern::Constant(0)));
+  EXPECT_OK(pair.remote().Check({bytes, kCanaryBytes}, Pattern::Constant(0)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Connect, RdmaWriteSizeTest,
