@@ -1,0 +1,180 @@
+// The wire checks (wire/): each rule flags the one synthetic capture made to break it, and
+// only that rule; the good captures pass every rule. The captures are written by
+// unit/testdata/wire/make_captures.py (committed beside it; a test checks they are current).
+// tshark reads them, as it reads a lab capture (scripts/install-deps.sh installs it).
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "wire/check_capture.h"
+#include "wire/crc.h"
+#include "wire/rules.h"
+
+namespace rdmacheck {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+const fs::path kCaptures = fs::path(RDMACHECK_SOURCE_DIR) / "unit/testdata/wire";
+
+struct Doctored {
+  std::string capture;  // file name in unit/testdata/wire
+  std::string rule;     // the one rule it breaks ("" for a good capture)
+};
+
+std::string Name(const ::testing::TestParamInfo<Doctored>& info) {
+  std::string name = fs::path(info.param.capture).stem().string();
+  for (char& c : name) {
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+const std::vector<Doctored>& Captures() {
+  static const auto* captures = new std::vector<Doctored>{
+      {"roce_good.pcap", ""},
+      {"roce_good_snaplen96.pcap", ""},
+      {"iwarp_good.pcap", ""},
+      {"roce_bad_udp_port.pcap", "roce.udp_port"},
+      {"roce_bad_icrc.pcap", "roce.icrc"},
+      {"roce_bad_psn.pcap", "roce.psn"},
+      {"roce_bad_opcode_sequence.pcap", "roce.opcode_sequence"},
+      {"roce_bad_payload_size.pcap", "roce.payload_size"},
+      {"roce_bad_ackreq.pcap", "roce.ackreq"},
+      {"roce_bad_aeth_syndrome.pcap", "roce.aeth_syndrome"},
+      {"roce_bad_ack_msn.pcap", "roce.ack_msn"},
+      {"roce_bad_read_response.pcap", "roce.read_response"},
+      {"roce_bad_destqp.pcap", "roce.destqp"},
+      {"roce_bad_pkey.pcap", "roce.pkey"},
+      {"iwarp_bad_mpa_startup.pcap", "iwarp.mpa_startup"},
+      {"iwarp_bad_mpa_crc.pcap", "iwarp.mpa_crc"},
+      {"iwarp_bad_ddp_rdmap_opcode.pcap", "iwarp.ddp_rdmap_opcode"},
+      {"iwarp_bad_untagged_msn_mo.pcap", "iwarp.untagged_msn_mo"},
+      {"iwarp_bad_tagged_write.pcap", "iwarp.tagged_write"},
+      {"iwarp_bad_read_response.pcap", "iwarp.read_response"},
+      {"iwarp_bad_terminate.pcap", "iwarp.terminate"},
+  };
+  return *captures;
+}
+
+class WireCaptureTest : public ::testing::TestWithParam<Doctored> {};
+
+TEST_P(WireCaptureTest, FlagsExactlyTheRuleItBreaks) {
+  const Doctored& c = GetParam();
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / c.capture).string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  std::vector<std::string> rules;
+  for (const WireViolation& v : report->violations) rules.push_back(v.rule);
+  if (c.rule.empty()) {
+    EXPECT_THAT(rules, IsEmpty()) << WireReportText(*report);
+    EXPECT_GT(report->roce_packets + report->iwarp_pdus, 10) << "the dissectors decoded too little of " << c.capture;
+  } else {
+    EXPECT_THAT(rules, ElementsAre(c.rule)) << WireReportText(*report);
+    ASSERT_FALSE(report->violations.empty());
+    EXPECT_GT(report->violations[0].frame, 0);
+    EXPECT_EQ(report->violations[0].reference, WireRuleById(c.rule).reference);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Captures, WireCaptureTest, ::testing::ValuesIn(Captures()), Name);
+
+TEST(WireRulesTest, EveryRuleHasADoctoredCapture) {
+  std::set<std::string> tested, all;
+  for (const Doctored& c : Captures()) {
+    if (!c.rule.empty()) tested.insert(c.rule);
+  }
+  for (const WireRule& r : WireRules()) {
+    all.insert(std::string(r.id));
+    EXPECT_FALSE(r.reference.empty()) << r.id;
+  }
+  EXPECT_EQ(tested, all);
+}
+
+TEST(WireReportTest, GoodRoceCaptureIsSummarisedPerFlowAndOpcode) {
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_good.pcap").string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->frames, 29);
+  EXPECT_EQ(report->roce_packets, 29);
+  EXPECT_EQ(report->crc_checked, 29);
+  EXPECT_EQ(report->crc_unchecked, 0);
+  EXPECT_EQ(report->opcodes.at("RC RDMA READ Response Middle"), 1);
+  EXPECT_EQ(report->opcodes.at("UD SEND Only"), 1);
+  const WireFlow* requests = nullptr;
+  for (const WireFlow& f : report->flows) {
+    if (f.id == "roce 10.88.0.1 > 10.88.0.2 qp 0x000012") requests = &f;
+  }
+  ASSERT_NE(requests, nullptr);
+  EXPECT_EQ(requests->first_frame, 1);
+  EXPECT_EQ(requests->retransmissions, 1);  // the SEND after the RNR NAK
+  EXPECT_EQ(requests->opcodes.at("RC SEND Only"), 3);
+  const nlohmann::json json = WireReportJson(*report);
+  EXPECT_TRUE(json["ok"].get<bool>());
+  EXPECT_EQ(json["rules"].size(), WireRules().size());
+}
+
+// Frames cut by the snap length keep their headers: every rule but the ICRC still reads them.
+TEST(WireReportTest, TruncatedFramesAreCountedNotChecked) {
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_good_snaplen96.pcap").string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_GT(report->truncated, 0);
+  EXPECT_EQ(report->crc_unchecked, report->truncated);
+  EXPECT_EQ(report->crc_checked + report->crc_unchecked, report->roce_packets);
+}
+
+TEST(WireReportTest, ViolationCarriesFrameTimeAndFlow) {
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_bad_psn.pcap").string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->violations.size(), 1u);
+  const WireViolation& v = report->violations[0];
+  EXPECT_EQ(v.frame, 17);
+  EXPECT_DOUBLE_EQ(v.time, 1764000000.016);  // the generator puts frame N at (N-1) ms
+  EXPECT_EQ(v.flow, "roce 10.88.0.1 > 10.88.0.2 qp 0x000012");
+  EXPECT_THAT(WireReportText(*report), ::testing::HasSubstr("frame 17 roce.psn: PSN 0x000071, expected 0x000070"));
+}
+
+TEST(WireCheckErrorsTest, MissingOrUnreadableCaptureIsAnError) {
+  EXPECT_EQ(CheckCapture("/nonexistent/capture.pcap").status().code(), absl::StatusCode::kNotFound);
+  const fs::path garbage = fs::path(::testing::TempDir()) / "not_a_capture.pcap";
+  std::ofstream(garbage) << "not a capture\n";
+  absl::StatusOr<WireReport> report = CheckCapture(garbage.string());
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(report.status().message()), ::testing::HasSubstr("tshark could not read"));
+}
+
+TEST(WireCheckErrorsTest, TsharkIsBoundedInTime) {
+  WireCheckOptions options;
+  options.tshark.budget = absl::ZeroDuration();
+  EXPECT_EQ(CheckCapture((kCaptures / "roce_good.pcap").string(), options).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+}
+
+TEST(WireCrcTest, KnownCheckValues) {
+  EXPECT_EQ(Crc32("123456789"), 0xCBF43926u);
+  EXPECT_EQ(Crc32c("123456789"), 0xE3069283u);
+}
+
+// The committed captures are what the generator writes today.
+TEST(WireCapturesTest, CommittedCapturesMatchTheGenerator) {
+  const fs::path out = fs::path(::testing::TempDir()) / "wire_captures";
+  fs::remove_all(out);
+  const std::string command =
+      "python3 " + (kCaptures / "make_captures.py").string() + " " + out.string() + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  for (const Doctored& c : Captures()) {
+    std::ifstream a(kCaptures / c.capture, std::ios::binary), b(out / c.capture, std::ios::binary);
+    std::stringstream committed, generated;
+    committed << a.rdbuf();
+    generated << b.rdbuf();
+    EXPECT_TRUE(committed.str() == generated.str()) << c.capture << " differs: run make_captures.py";
+  }
+}
+
+}  // namespace
+}  // namespace rdmacheck

@@ -1,0 +1,87 @@
+#include "wire/wire_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "wire/rules.h"
+
+namespace rdmacheck {
+
+void AddViolation(WireReport& report, int64_t frame, double time, absl::string_view rule, const std::string& flow,
+                  std::string message) {
+  report.violations.push_back(
+      {frame, time, std::string(rule), flow, std::move(message), std::string(WireRuleById(rule).reference)});
+}
+
+void CountPacket(WireFlow& flow, int64_t frame, double time, const std::string& opcode) {
+  if (flow.packets++ == 0) {
+    flow.first_frame = frame;
+    flow.first_time = time;
+  }
+  flow.last_frame = frame;
+  flow.last_time = time;
+  ++flow.opcodes[opcode];
+}
+
+nlohmann::json WireReportJson(const WireReport& report) {
+  nlohmann::json flows = nlohmann::json::array();
+  for (const WireFlow& f : report.flows) {
+    nlohmann::json flow = {{"id", f.id},
+                           {"transport", f.transport},
+                           {"src", f.src},
+                           {"dst", f.dst},
+                           {"qp_type", f.qp_type},
+                           {"first_frame", f.first_frame},
+                           {"last_frame", f.last_frame},
+                           {"first_time", f.first_time},
+                           {"last_time", f.last_time},
+                           {"packets", f.packets},
+                           {"opcodes", f.opcodes},
+                           {"retransmissions", f.retransmissions}};
+    if (f.dest_qp >= 0) flow["dest_qp"] = f.dest_qp;
+    if (f.tcp_stream >= 0) flow["tcp_stream"] = f.tcp_stream;
+    flows.push_back(std::move(flow));
+  }
+  nlohmann::json violations = nlohmann::json::array();
+  for (const WireViolation& v : report.violations) {
+    violations.push_back({{"frame", v.frame},
+                          {"time", v.time},
+                          {"rule", v.rule},
+                          {"flow", v.flow},
+                          {"message", v.message},
+                          {"reference", v.reference}});
+  }
+  nlohmann::json rules = nlohmann::json::array();
+  for (const WireRule& r : WireRules()) {
+    rules.push_back({{"id", r.id}, {"transport", r.transport}, {"title", r.title}, {"reference", r.reference}});
+  }
+  return {{"capture", report.capture},
+          {"ok", report.ok()},
+          {"frames", report.frames},
+          {"roce_packets", report.roce_packets},
+          {"iwarp_pdus", report.iwarp_pdus},
+          {"truncated", report.truncated},
+          {"crc_checked", report.crc_checked},
+          {"crc_unchecked", report.crc_unchecked},
+          {"opcodes", report.opcodes},
+          {"flows", flows},
+          {"violations", violations},
+          {"rules", rules}};
+}
+
+std::string WireReportText(const WireReport& report) {
+  std::string out = absl::StrCat(report.capture, ": ", report.frames, " frames, ", report.roce_packets,
+                                  " RoCEv2 packets, ", report.iwarp_pdus, " iWARP PDUs in ", report.flows.size(),
+                                  " flows; CRC checked on ", report.crc_checked, ", not checkable on ",
+                                  report.crc_unchecked, " (", report.truncated, " frames cut by the snap length)\n");
+  if (report.ok()) {
+    absl::StrAppend(&out, "every rule holds\n");
+    return out;
+  }
+  for (const WireViolation& v : report.violations) {
+    absl::StrAppendFormat(&out, "frame %d %s: %s [%s] (%s)\n", v.frame, v.rule, v.message, v.flow, v.reference);
+  }
+  absl::StrAppend(&out, report.violations.size(), report.violations.size() == 1 ? " violation\n" : " violations\n");
+  return out;
+}
+
+}  // namespace rdmacheck
