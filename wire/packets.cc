@@ -223,6 +223,8 @@ void DecodePacket(const nlohmann::json& layers, CapturePackets& out) {
   }
   ++out.frames;
   if (frame.truncated) ++out.truncated;
+  // An ICMP error quotes the head of the packet it answers: not a packet on the wire.
+  if (layers.contains("icmp") || layers.contains("icmpv6")) return;
   std::optional<EkLayer> udp = First(layers, "udp");
   std::optional<EkLayer> ib = First(layers, "infiniband");
   if (udp && ib) {

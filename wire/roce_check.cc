@@ -1,5 +1,6 @@
 #include "wire/roce_check.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -52,6 +53,7 @@ struct Flow {
   uint32_t mtu = 0;  // inferred path MTU of the connection (0: not yet seen)
   // This flow as a requester.
   std::optional<int64_t> last_psn;  // unwrapped PSN of its latest request
+  int64_t highest_psn = 0;          // the highest PSN it sent (a READ: its last response PSN)
   int64_t expected_min = 0, expected_max = -1;  // the next request's PSN (a range after a READ of unknown MTU)
   Open open = Open::kNone;
   std::map<int64_t, Request> requests;  // messages by their last PSN
@@ -203,6 +205,7 @@ class RoceChecker {
       flow.reads[u] = read;
     }
     if (p.opcode.ends_message()) flow.requests[u + consumed_max - 1] = {u, u + consumed_max - 1, p.frame.number};
+    flow.highest_psn = flow.last_psn ? std::max(flow.highest_psn, u + consumed_max - 1) : u + consumed_max - 1;
     flow.last_psn = u;
     flow.expected_min = u + consumed_min;
     flow.expected_max = u + consumed_max;
@@ -355,10 +358,10 @@ class RoceChecker {
     const uint32_t kind = *p.syndrome >> 5;
     const bool ack = kind == 0;
     const int64_t through = ack ? u : u - 1;  // a NAK names the PSN it could not take
-    if (ack && !r.requests.empty() && u > r.requests.rbegin()->first) {
+    if (ack && u > r.highest_psn) {
       Violation(p, "roce.ack_msn", flow,
-                absl::StrCat(p.opcode.name, " acknowledges PSN ", Psn(u), ", beyond the last request PSN ",
-                             Psn(r.requests.rbegin()->first), " of [", r.id, "]"));
+                absl::StrCat(p.opcode.name, " acknowledges PSN ", Psn(u), ", beyond the highest PSN ",
+                             Psn(r.highest_psn), " [", r.id, "] sent"));
       return;
     }
     const uint32_t msn = *p.msn;

@@ -180,7 +180,15 @@ def roce_capture(knob=None, snaplen=65535):
     cap.add(roce(A, B, UC | WRITE_FIRST, 700, 0x21, b'p' * PMTU, reth=(0x7f0000007000, 0x99, 300)))
     cap.add(roce(A, B, UC | WRITE_LAST, 701, 0x21, b'q' * 44))
     cap.add(roce(A, B, UD | SEND_ONLY, 9, 0x31, b'r' * 64, deth=(0x11111111, 0x32)))
+    # An ICMP port unreachable quoting the head of a RoCEv2 packet is not a RoCEv2 packet.
+    cap.add(icmp_unreachable(B, A, cap.frames[0][14:14 + 60]))
     return cap
+
+
+def icmp_unreachable(src, dst, quoted):
+    body = struct.pack('!BBHI', 3, 3, 0, 0) + quoted
+    body = body[:2] + struct.pack('!H', ip_checksum(body + b'\0' * (len(body) % 2))) + body[4:]
+    return ether(src.mac, dst.mac, ipv4(src.ip, dst.ip, 1, body))
 
 
 ROCE_KNOBS = ['udp_port', 'icrc', 'psn', 'opcode_sequence', 'payload_size', 'ackreq', 'aeth_syndrome', 'ack_msn',
