@@ -101,11 +101,11 @@ TEST(WireRulesTest, EveryRuleHasADoctoredCapture) {
 TEST(WireReportTest, GoodRoceCaptureIsSummarisedPerFlowAndOpcode) {
   absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_good.pcap").string());
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->frames, 30);
-  EXPECT_EQ(report->roce_packets, 29);  // not the RoCEv2 header quoted by the ICMP error in frame 30
-  EXPECT_EQ(report->crc_checked, 29);
+  EXPECT_EQ(report->frames, 36);
+  EXPECT_EQ(report->roce_packets, 35);  // not the RoCEv2 header quoted by the ICMP error in frame 36
+  EXPECT_EQ(report->crc_checked, 35);
   EXPECT_EQ(report->crc_unchecked, 0);
-  EXPECT_EQ(report->opcodes.at("RC RDMA READ Response Middle"), 1);
+  EXPECT_EQ(report->opcodes.at("RC RDMA READ Response Middle"), 2);
   EXPECT_EQ(report->opcodes.at("UD SEND Only"), 1);
   const WireFlow* requests = nullptr;
   for (const WireFlow& f : report->flows) {

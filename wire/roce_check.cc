@@ -56,9 +56,11 @@ struct Flow {
   int64_t highest_psn = 0;          // the highest PSN it sent (a READ: its last response PSN)
   int64_t expected_min = 0, expected_max = -1;  // the next request's PSN (a range after a READ of unknown MTU)
   Open open = Open::kNone;
+  int64_t message_first = 0;  // PSN of the open message's First packet
   std::map<int64_t, Request> requests;  // messages by their last PSN
   std::map<int64_t, ReadProgress> reads;  // READs by their first PSN
   std::optional<int64_t> active_read;
+  std::optional<int64_t> estimated_read;  // key in `requests` of a READ whose PSN count was a guess
   std::optional<uint32_t> response_qp;  // where the responses to its requests go
   std::optional<std::pair<int64_t, uint32_t>> acked;  // PSN acknowledged through, and the MSN then
   // This flow as a responder: the request flow its responses answer.
@@ -190,6 +192,12 @@ class RoceChecker {
         !p.ack_req) {
       Violation(p, "roce.ackreq", flow, absl::StrCat(p.opcode.name, " ends a message but has AckReq clear"));
     }
+    // A READ sent before the MTU was known was given the most PSNs it could take; the
+    // request after it says how many it took.
+    if (flow.estimated_read && u > flow.requests.at(*flow.estimated_read).first && u <= *flow.estimated_read) {
+      TrimRequest(flow, *flow.estimated_read, u - 1);
+    }
+    flow.estimated_read.reset();
     int64_t consumed_min = 1, consumed_max = 1;
     if (p.opcode.op == IbOp::kReadRequest) {
       const uint32_t length = p.dma_length.value_or(0);
@@ -203,12 +211,29 @@ class RoceChecker {
       read.length = length;
       read.last = u + consumed_max - 1;
       flow.reads[u] = read;
+      if (consumed_max > consumed_min) flow.estimated_read = u + consumed_max - 1;
     }
-    if (p.opcode.ends_message()) flow.requests[u + consumed_max - 1] = {u, u + consumed_max - 1, p.frame.number};
+    if (p.opcode.position == IbPosition::kFirst) flow.message_first = u;
+    if (p.opcode.ends_message()) {
+      // A Last covers its whole message: an ACK may name any PSN of it.
+      const int64_t first = p.opcode.position == IbPosition::kLast && flow.message_first <= u ? flow.message_first : u;
+      flow.requests[u + consumed_max - 1] = {first, u + consumed_max - 1, p.frame.number};
+    }
     flow.highest_psn = flow.last_psn ? std::max(flow.highest_psn, u + consumed_max - 1) : u + consumed_max - 1;
     flow.last_psn = u;
     flow.expected_min = u + consumed_min;
     flow.expected_max = u + consumed_max;
+  }
+
+  // Moves the request whose last PSN is `key` to end at `last`.
+  static void TrimRequest(Flow& flow, int64_t key, int64_t last) {
+    auto node = flow.requests.extract(key);
+    node.key() = last;
+    node.mapped().last = last;
+    auto read = flow.reads.find(node.mapped().first);
+    if (read != flow.reads.end()) read->second.last = last;
+    flow.requests.insert(std::move(node));
+    flow.highest_psn = std::max(last, flow.requests.rbegin()->first);
   }
 
   // A message is First, Middle*, Last or Only, one at a time (retransmissions may restart
@@ -339,6 +364,10 @@ class RoceChecker {
     read.bytes += p.payload > 0 ? p.payload : 0;
     ++read.packets;
     if (!p.opcode.ends_message()) return;
+    if (r.estimated_read && *r.estimated_read == read.last && u < read.last && u >= *r.active_read) {
+      TrimRequest(r, read.last, u);
+      r.estimated_read.reset();
+    }
     const uint32_t mtu = Mtu(r);
     if (read.bytes != read.length) {
       Violation(p, "roce.read_response", flow,

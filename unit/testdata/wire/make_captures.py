@@ -180,6 +180,16 @@ def roce_capture(knob=None, snaplen=65535):
     cap.add(roce(A, B, UC | WRITE_FIRST, 700, 0x21, b'p' * PMTU, reth=(0x7f0000007000, 0x99, 300)))
     cap.add(roce(A, B, UC | WRITE_LAST, 701, 0x21, b'q' * 44))
     cap.add(roce(A, B, UD | SEND_ONLY, 9, 0x31, b'r' * 64, deth=(0x11111111, 0x32)))
+    # A second connection, path MTU 512, whose PSNs overlap the first's (as when every QP starts
+    # at the same PSN). It begins with a READ, before any packet shows its path MTU, so the
+    # PSNs that READ takes are known only when the next request comes — here sent while the
+    # first READ's response is still arriving.
+    cap.add(roce(A, B, READ_REQUEST, 100, 0x14, ack_req=True, reth=(0x7f0000008000, 0x77, 1200)))
+    cap.add(roce(B, A, READ_RESP_FIRST, 100, 0x13, b'J' * 512, aeth=(0x1f, 1)))
+    cap.add(roce(A, B, READ_REQUEST, 103, 0x14, ack_req=True, reth=(0x7f0000009000, 0x77, 512)))
+    cap.add(roce(B, A, READ_RESP_MIDDLE, 101, 0x13, b'K' * 512))
+    cap.add(roce(B, A, READ_RESP_LAST, 102, 0x13, b'L' * 176, aeth=(0x1f, 1)))
+    cap.add(roce(B, A, READ_RESP_ONLY, 103, 0x13, b'M' * 512, aeth=(0x1f, 2)))
     # An ICMP port unreachable quoting the head of a RoCEv2 packet is not a RoCEv2 packet.
     cap.add(icmp_unreachable(B, A, cap.frames[0][14:14 + 60]))
     return cap
