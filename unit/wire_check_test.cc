@@ -115,6 +115,9 @@ TEST(WireReportTest, GoodRoceCaptureIsSummarisedPerFlowAndOpcode) {
   EXPECT_EQ(requests->first_frame, 1);
   EXPECT_EQ(requests->retransmissions, 1);  // the SEND after the RNR NAK
   EXPECT_EQ(requests->opcodes.at("RC SEND Only"), 3);
+  ASSERT_EQ(report->faults.size(), 1u);  // the RNR NAK
+  EXPECT_EQ(report->faults[0].kind, "RNR NAK");
+  EXPECT_EQ(report->faults[0].detail, "timer 14");
   const nlohmann::json json = WireReportJson(*report);
   EXPECT_TRUE(json["ok"].get<bool>());
   EXPECT_EQ(json["rules"].size(), WireRules().size());
@@ -128,6 +131,16 @@ TEST(WireReportTest, TruncatedFramesAreCountedNotChecked) {
   EXPECT_GT(report->crc_unchecked, 0);
   EXPECT_LE(report->crc_unchecked, report->truncated);
   EXPECT_EQ(report->crc_checked + report->crc_unchecked, report->roce_packets);
+}
+
+TEST(WireReportTest, TerminateIsReportedAsAFault) {
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "iwarp_good.pcap").string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->faults.size(), 1u);
+  EXPECT_EQ(report->faults[0].frame, 16);
+  EXPECT_EQ(report->faults[0].kind, "TERMINATE");
+  EXPECT_EQ(report->faults[0].detail, "DDP tagged buffer error, code 0x00");
+  EXPECT_EQ(report->faults[0].flow, "iwarp 10.88.0.2:5791 > 10.88.0.1:40000");
 }
 
 TEST(WireReportTest, ViolationCarriesFrameTimeAndFlow) {

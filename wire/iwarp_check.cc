@@ -69,6 +69,20 @@ std::string TerminateProblem(int64_t layer, int64_t type, int64_t code) {
   return "";
 }
 
+// "DDP tagged buffer error, code 0x00".
+std::string TerminateText(int64_t layer, int64_t type, int64_t code) {
+  static const std::map<std::pair<int64_t, int64_t>, const char*> kTypes = {
+      {{0, 0}, "RDMAP local catastrophic error"}, {{0, 1}, "RDMAP remote protection error"},
+      {{0, 2}, "RDMAP remote operation error"},   {{1, 0}, "DDP local catastrophic error"},
+      {{1, 1}, "DDP tagged buffer error"},        {{1, 2}, "DDP untagged buffer error"},
+      {{2, 0}, "LLP (MPA) error"},
+  };
+  auto it = kTypes.find({layer, type});
+  const std::string what =
+      it != kTypes.end() ? std::string(it->second) : absl::StrCat("layer ", layer, " error type ", type);
+  return absl::StrFormat("%s, code 0x%02x", what, code);
+}
+
 class IwarpChecker {
  public:
   explicit IwarpChecker(WireReport& report) : report_(report) {}
@@ -262,6 +276,8 @@ class IwarpChecker {
       dir.reads.push_back({pdu.sink_stag, pdu.read_size, pdu.sink_to, 0, pdu.frame.number});
     } else if (pdu.rdmap_opcode == kTerminate) {
       dir.terminated_at = pdu.frame.number;
+      report_.faults.push_back({pdu.frame.number, pdu.frame.time, dir.id, "TERMINATE",
+                                TerminateText(pdu.term_layer, pdu.term_etype, pdu.term_code)});
       if (std::string bad = TerminateProblem(pdu.term_layer, pdu.term_etype, pdu.term_code); !bad.empty()) {
         Violation(pdu, "iwarp.terminate", dir, "TERMINATE: " + bad);
       }

@@ -290,6 +290,7 @@ class RoceChecker {
     bool syndrome_ok = true;
     if (p.opcode.has_aeth() && p.syndrome) {
       syndrome_ok = CheckSyndrome(p, flow);
+      if (syndrome_ok) RecordFault(p, flow);
     }
     Flow* r = Answered(p, flow);
     if (r == nullptr) return;  // its request is not in the capture
@@ -318,6 +319,18 @@ class RoceChecker {
     const bool terminal = p.opcode.op == IbOp::kAck || p.opcode.op == IbOp::kAtomicAck ||
                           (p.opcode.op == IbOp::kReadResponse && p.opcode.ends_message());
     if (terminal && syndrome_ok && p.syndrome && p.msn) AckMsn(p, flow, *r, u);
+  }
+
+  void RecordFault(const RocePacket& p, const Flow& flow) {
+    static const char* const kNakCodes[] = {"PSN sequence error", "invalid request", "remote access error",
+                                            "remote operational error", "invalid RD request"};
+    const uint32_t kind = *p.syndrome >> 5, code = *p.syndrome & 0x1f;
+    if (kind == 1) {
+      report_.faults.push_back({p.frame.number, p.frame.time, flow.id, "RNR NAK", absl::StrCat("timer ", code)});
+    } else if (kind == 3) {
+      report_.faults.push_back(
+          {p.frame.number, p.frame.time, flow.id, "NAK", absl::StrCat(kNakCodes[code], " (code ", code, ")")});
+    }
   }
 
   // AETH syndrome (IBTA Vol 1 §9.3): 000 ACK, 001 RNR NAK, 011 NAK with codes 0..4; 010 reserved.

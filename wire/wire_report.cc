@@ -50,6 +50,11 @@ nlohmann::json WireReportJson(const WireReport& report) {
                           {"message", v.message},
                           {"reference", v.reference}});
   }
+  nlohmann::json faults = nlohmann::json::array();
+  for (const WireFault& f : report.faults) {
+    faults.push_back(
+        {{"frame", f.frame}, {"time", f.time}, {"flow", f.flow}, {"kind", f.kind}, {"detail", f.detail}});
+  }
   nlohmann::json rules = nlohmann::json::array();
   for (const WireRule& r : WireRules()) {
     rules.push_back({{"id", r.id}, {"transport", r.transport}, {"title", r.title}, {"reference", r.reference}});
@@ -65,6 +70,7 @@ nlohmann::json WireReportJson(const WireReport& report) {
           {"opcodes", report.opcodes},
           {"flows", flows},
           {"violations", violations},
+          {"faults", faults},
           {"rules", rules}};
 }
 
@@ -72,7 +78,8 @@ std::string WireReportText(const WireReport& report) {
   std::string out = absl::StrCat(report.capture, ": ", report.frames, " frames, ", report.roce_packets,
                                   " RoCEv2 packets, ", report.iwarp_pdus, " iWARP PDUs in ", report.flows.size(),
                                   " flows; CRC checked on ", report.crc_checked, ", not checkable on ",
-                                  report.crc_unchecked, " (", report.truncated, " frames cut by the snap length)\n");
+                                  report.crc_unchecked, " (", report.truncated, " frames cut by the snap length); ",
+                                  report.faults.size(), " NAK/TERMINATE\n");
   if (report.ok()) {
     absl::StrAppend(&out, "every rule holds\n");
     return out;

@@ -43,6 +43,17 @@ struct WireFlow {
   int64_t retransmissions = 0;             // RC packets sent again with an earlier PSN
 };
 
+// A fault the wire shows: a RoCEv2 NAK or RNR NAK, an iWARP TERMINATE. The wire lab holds
+// it against the fault the test provoked (a remote access error shows as NAK code 2 on
+// RoCEv2, as a TERMINATE of layer RDMAP, remote protection error on iWARP).
+struct WireFault {
+  int64_t frame = 0;
+  double time = 0;
+  std::string flow;
+  std::string kind;    // "NAK", "RNR NAK", "TERMINATE"
+  std::string detail;  // "remote access error (code 2)", "DDP tagged buffer error, code 0x00", ...
+};
+
 struct WireReport {
   std::string capture;
   int64_t frames = 0;           // every frame in the capture
@@ -54,6 +65,7 @@ struct WireReport {
   std::map<std::string, int64_t> opcodes;  // over all flows
   std::vector<WireFlow> flows;
   std::vector<WireViolation> violations;
+  std::vector<WireFault> faults;
 
   bool ok() const { return violations.empty(); }
 };
