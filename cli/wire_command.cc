@@ -21,11 +21,7 @@ namespace {
 
 int RulesCommand(const std::string& format) {
   if (format == "json") {
-    nlohmann::json rules = nlohmann::json::array();
-    for (const WireRule& r : WireRules()) {
-      rules.push_back({{"id", r.id}, {"transport", r.transport}, {"title", r.title}, {"reference", r.reference}});
-    }
-    std::cout << rules.dump(2) << std::endl;
+    std::cout << WireRulesJson().dump(2) << std::endl;
     return kExitOk;
   }
   for (const WireRule& r : WireRules()) {

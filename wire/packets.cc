@@ -27,6 +27,18 @@ std::optional<EkLayer> First(const nlohmann::json& layers, const std::string& na
   return all.front();
 }
 
+// Writes the layer's source and destination addresses (`family`) into h at `at`.
+bool PutAddresses(int family, const EkLayer& ip, const std::string& layer, std::string& h, size_t at) {
+  const size_t size = family == AF_INET ? 4 : 16;
+  for (const char* which : {".src", ".dst"}) {
+    unsigned char address[16];
+    if (inet_pton(family, ip.Text(layer + which).value_or("").c_str(), address) != 1) return false;
+    h.replace(at, size, reinterpret_cast<const char*>(address), size);
+    at += size;
+  }
+  return true;
+}
+
 // The IP and UDP headers as IBTA A17.8 feeds them to the ICRC: TOS/traffic class, TTL/hop
 // limit, IPv4 checksum, IPv6 flow label and the UDP checksum all ones. Rebuilt from the
 // dissected fields; nullopt for what the ICRC check does not handle (IPv4 options, fragments).
@@ -40,25 +52,13 @@ std::optional<std::string> MaskedIpUdp(const nlohmann::json& layers, const EkLay
     Put16(h, 4, ip->NumberOr("ip.id", 0));
     Put16(h, 6, ip->NumberOr("ip.flags", 0) << 13);
     h[9] = static_cast<char>(ip->NumberOr("ip.proto", 17));
-    in_addr src{}, dst{};
-    if (inet_pton(AF_INET, ip->Text("ip.src").value_or("").c_str(), &src) != 1 ||
-        inet_pton(AF_INET, ip->Text("ip.dst").value_or("").c_str(), &dst) != 1) {
-      return std::nullopt;
-    }
-    h.replace(12, 4, reinterpret_cast<const char*>(&src), 4);
-    h.replace(16, 4, reinterpret_cast<const char*>(&dst), 4);
+    if (!PutAddresses(AF_INET, *ip, "ip", h, 12)) return std::nullopt;
   } else if (std::optional<EkLayer> ip6 = First(layers, "ipv6")) {
     h.assign(40, '\xff');
     h[0] = 0x6f;
     Put16(h, 4, ip6->NumberOr("ipv6.plen", 0));
     h[6] = static_cast<char>(ip6->NumberOr("ipv6.nxt", 17));
-    in6_addr src{}, dst{};
-    if (inet_pton(AF_INET6, ip6->Text("ipv6.src").value_or("").c_str(), &src) != 1 ||
-        inet_pton(AF_INET6, ip6->Text("ipv6.dst").value_or("").c_str(), &dst) != 1) {
-      return std::nullopt;
-    }
-    h.replace(8, 16, reinterpret_cast<const char*>(&src), 16);
-    h.replace(24, 16, reinterpret_cast<const char*>(&dst), 16);
+    if (!PutAddresses(AF_INET6, *ip6, "ipv6", h, 8)) return std::nullopt;
   } else {
     return std::nullopt;
   }

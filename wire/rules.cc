@@ -63,6 +63,14 @@ const std::vector<WireRule>& WireRules() {
   return *rules;
 }
 
+nlohmann::json WireRulesJson() {
+  nlohmann::json rules = nlohmann::json::array();
+  for (const WireRule& r : WireRules()) {
+    rules.push_back({{"id", r.id}, {"transport", r.transport}, {"title", r.title}, {"reference", r.reference}});
+  }
+  return rules;
+}
+
 const WireRule& WireRuleById(absl::string_view id) {
   for (const WireRule& rule : WireRules()) {
     if (rule.id == id) return rule;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
 
 namespace rdmacheck {
 
@@ -19,6 +20,9 @@ struct WireRule {
 };
 
 const std::vector<WireRule>& WireRules();
+
+// The table as JSON: [{"id", "transport", "title", "reference"}, ...].
+nlohmann::json WireRulesJson();
 
 // The rule with `id`; a rule id the checkers use but the table lacks is a programming error
 // caught by the unit tests (this returns an entry whose reference says so).

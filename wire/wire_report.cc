@@ -55,10 +55,6 @@ nlohmann::json WireReportJson(const WireReport& report) {
     faults.push_back(
         {{"frame", f.frame}, {"time", f.time}, {"flow", f.flow}, {"kind", f.kind}, {"detail", f.detail}});
   }
-  nlohmann::json rules = nlohmann::json::array();
-  for (const WireRule& r : WireRules()) {
-    rules.push_back({{"id", r.id}, {"transport", r.transport}, {"title", r.title}, {"reference", r.reference}});
-  }
   return {{"capture", report.capture},
           {"ok", report.ok()},
           {"frames", report.frames},
@@ -71,7 +67,7 @@ nlohmann::json WireReportJson(const WireReport& report) {
           {"flows", flows},
           {"violations", violations},
           {"faults", faults},
-          {"rules", rules}};
+          {"rules", WireRulesJson()}};
 }
 
 std::string WireReportText(const WireReport& report) {
