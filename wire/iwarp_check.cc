@@ -206,7 +206,10 @@ class IwarpChecker {
         if (pdu.fpdu_crc == CrcCheck::kBad) Violation(pdu, "iwarp.mpa_crc", dir, "the FPDU's CRC32c does not match it");
       }
     }
-    if (!pdu.ddp_decoded) return;
+    if (!pdu.ddp_decoded) {
+      ++report_.iwarp_undecoded;
+      return;
+    }
     if (dir.terminated_at) {
       Violation(pdu, "iwarp.terminate", dir,
                 absl::StrCat(RdmapOpcodeName(pdu.rdmap_opcode), " after this side's TERMINATE (frame ",

@@ -161,6 +161,9 @@ void DecodeDdp(const EkLayer& ddp, IwarpPdu& pdu) {
   }
 }
 
+// Bytes of an FPDU on the wire: length field, ULPDU, pad to 4, CRC (RFC 5044 §4, no markers).
+size_t FpduSize(int64_t ulpdu_length) { return ((2 + ulpdu_length + 3) / 4) * 4 + 4; }
+
 void DecodeIwarp(const nlohmann::json& layers, const FrameInfo& frame, const EkLayer& tcp, CapturePackets& out) {
   IwarpPdu base;
   base.frame = frame;
@@ -178,9 +181,12 @@ void DecodeIwarp(const nlohmann::json& layers, const FrameInfo& frame, const EkL
   }
   std::vector<EkLayer> ddp = LayerInstances(layers, "iwarp_ddp_rdmap");
   std::optional<std::string> payload = tcp.Bytes("tcp.payload");
-  // The FPDUs' CRCs are checked when the segment holds whole FPDUs from its first byte.
+  // The FPDUs' CRCs are checked when the segment holds whole FPDUs from its first byte to
+  // its last (an FPDU the dissector put together from two segments is not checked).
+  size_t total = 0;
+  for (const EkLayer& m : mpa) total += FpduSize(m.NumberOr("iwarp_mpa.ulpdulength", 0));
   size_t offset = 0;
-  bool aligned = payload.has_value() && !frame.truncated;
+  bool aligned = payload.has_value() && !frame.truncated && total == payload->size();
   size_t next_ddp = 0;
   for (const EkLayer& m : mpa) {
     IwarpPdu pdu = base;
@@ -193,7 +199,7 @@ void DecodeIwarp(const nlohmann::json& layers, const FrameInfo& frame, const EkL
     }
     pdu.kind = IwarpPdu::kFpdu;
     pdu.ulpdu_length = m.NumberOr("iwarp_mpa.ulpdulength", 0);
-    const size_t size = ((2 + pdu.ulpdu_length + 3) / 4) * 4 + 4;  // length, ULPDU, pad, CRC
+    const size_t size = FpduSize(pdu.ulpdu_length);
     if (aligned && offset + size <= payload->size() && !m.Has("iwarp_mpa.markers")) {
       pdu.fpdu_crc = Crc32c(absl::string_view(*payload).substr(offset, size - 4)) ==
                              LittleEndian32(*payload, offset + size - 4)

@@ -61,6 +61,7 @@ nlohmann::json WireReportJson(const WireReport& report) {
           {"roce_packets", report.roce_packets},
           {"iwarp_pdus", report.iwarp_pdus},
           {"truncated", report.truncated},
+          {"iwarp_undecoded", report.iwarp_undecoded},
           {"crc_checked", report.crc_checked},
           {"crc_unchecked", report.crc_unchecked},
           {"opcodes", report.opcodes},
@@ -72,7 +73,7 @@ nlohmann::json WireReportJson(const WireReport& report) {
 
 std::string WireReportText(const WireReport& report) {
   std::string out = absl::StrCat(report.capture, ": ", report.frames, " frames, ", report.roce_packets,
-                                  " RoCEv2 packets, ", report.iwarp_pdus, " iWARP PDUs in ", report.flows.size(),
+                                  " RoCEv2 packets, ", report.iwarp_pdus, " iWARP PDUs (", report.iwarp_undecoded, " undecoded) in ", report.flows.size(),
                                   " flows; CRC checked on ", report.crc_checked, ", not checkable on ",
                                   report.crc_unchecked, " (", report.truncated, " frames cut by the snap length); ",
                                   report.faults.size(), " NAK/TERMINATE\n");

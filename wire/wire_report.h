@@ -60,6 +60,7 @@ struct WireReport {
   int64_t roce_packets = 0;     // decoded as RoCEv2 (InfiniBand over UDP)
   int64_t iwarp_pdus = 0;       // MPA frames and FPDUs
   int64_t truncated = 0;        // frames cut by the capture's snap length
+  int64_t iwarp_undecoded = 0;  // FPDUs Wireshark did not decode (it decodes no FPDU cut by the snap length)
   int64_t crc_unchecked = 0;    // ICRC / MPA CRC not checkable (truncated, markers, unaligned)
   int64_t crc_checked = 0;
   std::map<std::string, int64_t> opcodes;  // over all flows

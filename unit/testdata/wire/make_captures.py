@@ -259,11 +259,12 @@ def tagged(opcode, stag, to, last):
     return struct.pack('!BBIQ', 0x80 | (0x40 if last else 0) | 0x01, 0x40 | opcode, stag, to)
 
 
-def iwarp_capture(knob=None):
+def iwarp_capture(knob=None, snaplen=65535):
     """One iWARP connection, initiator A to responder B: MPA request/reply with CRCs, then
     Sends, an RDMA Write in two segments, an RDMA Read and its response, a Send from B and a
     Terminate from B. `knob` names the one rule the capture breaks (None: none)."""
     cap = Capture()
+    cap.snaplen = snaplen
     k = knob
     a = TcpFlow(A, B, 40000, 4791 + 1000, 1000)
     b = TcpFlow(B, A, 4791 + 1000, 40000, 5000)
@@ -286,6 +287,10 @@ def iwarp_capture(knob=None):
     cap.add(a.segment(fpdu(untagged(RD_SEND, 0, msn, 90 if k == 'untagged_msn_mo' else 100, True), b't' * 50,
                            bad_crc=(k == 'mpa_crc'))))
     msn += 1
+    # Two Sends in one TCP segment.
+    cap.add(a.segment(fpdu(untagged(RD_SEND, 0, msn, 0, True), b'p' * 12) +
+                      fpdu(untagged(RD_SEND, 0, msn + 1, 0, True), b'q' * 16)))
+    msn += 2
     # A Send with a reserved opcode (RFC 5040 §4.2 defines 0..7, RFC 7306 8..11).
     cap.add(a.segment(fpdu(untagged(13 if k == 'ddp_rdmap_opcode' else RD_SEND, 0, msn, 0, True), b'u' * 8)))
     # RDMA Write in two tagged segments: same STag, the offset advancing by the segment length.
@@ -318,6 +323,7 @@ def main():
     for k in ROCE_KNOBS:
         roce_capture(k).write(os.path.join(out, 'roce_bad_%s.pcap' % k))
     iwarp_capture().write(os.path.join(out, 'iwarp_good.pcap'))
+    iwarp_capture(snaplen=80).write(os.path.join(out, 'iwarp_good_snaplen80.pcap'))
     for k in IWARP_KNOBS:
         iwarp_capture(k).write(os.path.join(out, 'iwarp_bad_%s.pcap' % k))
 
