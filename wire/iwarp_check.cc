@@ -153,7 +153,9 @@ class IwarpChecker {
   // Revision, reserved bits and private data of an MPA request or reply.
   std::string MpaFrameProblem(const IwarpPdu& pdu) {
     if (pdu.rev != 1 && pdu.rev != 2) return absl::StrCat("revision ", pdu.rev, " (1: RFC 5044, 2: RFC 6581)");
-    if (pdu.reserved != 0) return absl::StrCat("reserved bits ", pdu.reserved, " (must be 0)");
+    // Revision 2 names the first reserved bit P, enhanced connection setup (RFC 6581 §3).
+    const int64_t reserved = pdu.rev == 2 ? pdu.reserved & ~int64_t{0x10} : pdu.reserved;
+    if (reserved != 0) return absl::StrFormat("reserved bits 0x%02x (must be 0)", reserved);
     if (pdu.pd_length > 512) return absl::StrCat("private data length ", pdu.pd_length, " (at most 512)");
     if (pdu.pd_present >= 0 && pdu.pd_present != pdu.pd_length) {
       return absl::StrCat("private data length ", pdu.pd_length, ", but ", pdu.pd_present, " bytes follow the header");

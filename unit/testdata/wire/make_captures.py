@@ -229,8 +229,8 @@ class TcpFlow:
         return ether(self.src.mac, self.dst.mac, ipv4(self.src.ip, self.dst.ip, 6, tcp + payload))
 
 
-def mpa_frame(key, crc, pd, rev=1, pd_len=None):
-    flags = 0x40 if crc else 0  # M=0, C, R=0
+def mpa_frame(key, crc, pd, rev=2, pd_len=None):
+    flags = (0x40 if crc else 0) | (0x10 if rev == 2 else 0)  # M=0, C, R=0; revision 2: P (RFC 6581)
     return key + struct.pack('!BBH', flags, rev, len(pd) if pd_len is None else pd_len) + pd
 
 
@@ -273,11 +273,12 @@ def iwarp_capture(knob=None, snaplen=65535):
     cap.add(b.segment(flags=0x12))             # SYN ACK
     a.peer = b
     cap.add(a.segment(flags=0x10))             # ACK
-    cap.add(a.segment(mpa_frame(MPA_REQ_KEY, True, b'abcd')))
+    # Revision 2 (as siw sends it): the private data starts with IRD/ORD (RFC 6581 §3).
+    cap.add(a.segment(mpa_frame(MPA_REQ_KEY, True, b'\x00\x01\x00\x01abcd')))
     early_send = fpdu(untagged(RD_SEND, 0, 1, 0, True), b'early')
     if k == 'mpa_startup':                     # the initiator does not wait for the reply
         cap.add(a.segment(early_send))
-    cap.add(b.segment(mpa_frame(MPA_REP_KEY, True, b'wxyz')))
+    cap.add(b.segment(mpa_frame(MPA_REP_KEY, True, b'\x00\x01\x00\x01wxyz')))
     msn = 1
     if k != 'mpa_startup':
         cap.add(a.segment(early_send))
