@@ -153,6 +153,30 @@ TEST(WireReportTest, CutFpdusAreCountedAsUndecoded) {
   EXPECT_THAT(report->violations, IsEmpty());
 }
 
+// A test's slice: the packets of its time window (and, optionally, only its flows).
+TEST(WireReportTest, SliceCountsThePacketsOfATimeWindow) {
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_good.pcap").string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->packets.size(), 35u);
+  // Frames 13..16 (the generator puts frame N at N-1 ms): the 600-byte READ and its response.
+  const double t0 = 1764000000.0;
+  WireSlice read = SliceReport(*report, t0 + 0.0115, t0 + 0.0155);
+  EXPECT_EQ(read.first_frame, 13);
+  EXPECT_EQ(read.last_frame, 16);
+  EXPECT_EQ(read.packets, 4);
+  EXPECT_THAT(read.opcodes, ::testing::ElementsAre(::testing::Pair("RC RDMA READ Request", 1),
+                                                   ::testing::Pair("RC RDMA READ Response First", 1),
+                                                   ::testing::Pair("RC RDMA READ Response Last", 1),
+                                                   ::testing::Pair("RC RDMA READ Response Middle", 1)));
+  WireSlice requests_only =
+      SliceReport(*report, t0 + 0.0115, t0 + 0.0155, {"roce 10.88.0.1 > 10.88.0.2 qp 0x000012"});
+  EXPECT_EQ(requests_only.packets, 1);
+  WireSlice rnr = SliceReport(*report, t0, t0 + 1);
+  ASSERT_EQ(rnr.faults.size(), 1u);
+  EXPECT_EQ(WireSliceJson(rnr)["faults"][0]["kind"], "RNR NAK");
+  EXPECT_EQ(SliceReport(*report, t0 + 5, t0 + 6).first_frame, 0);
+}
+
 TEST(WireReportTest, ViolationCarriesFrameTimeAndFlow) {
   absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_bad_psn.pcap").string());
   ASSERT_TRUE(report.ok()) << report.status();

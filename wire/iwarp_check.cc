@@ -95,7 +95,7 @@ class IwarpChecker {
     Direction& dir = DirectionOf(pdu);
     switch (pdu.kind) {
       case IwarpPdu::kMpaReply:
-        CountPacket(report_.flows[dir.summary], pdu.frame.number, pdu.frame.time, "MPA Reply");
+        CountPacket(report_, dir.summary, pdu.frame.number, pdu.frame.time, "MPA Reply");
         ++report_.iwarp_pdus;
         return Reply(pdu, stream, dir);
       case IwarpPdu::kTcpData:
@@ -169,7 +169,7 @@ class IwarpChecker {
     stream.initiator = pdu.src;
     stream.request_crc = pdu.crc;
     Direction& dir = DirectionOf(pdu);
-    CountPacket(report_.flows[dir.summary], pdu.frame.number, pdu.frame.time, "MPA Request");
+    CountPacket(report_, dir.summary, pdu.frame.number, pdu.frame.time, "MPA Request");
     ++report_.iwarp_pdus;
     if (std::string problem = MpaFrameProblem(pdu); !problem.empty()) {
       Violation(pdu, "iwarp.mpa_startup", dir, "MPA request: " + problem);
@@ -193,7 +193,7 @@ class IwarpChecker {
   }
 
   void Fpdu(const IwarpPdu& pdu, Stream& stream, Direction& dir) {
-    CountPacket(report_.flows[dir.summary], pdu.frame.number, pdu.frame.time,
+    CountPacket(report_, dir.summary, pdu.frame.number, pdu.frame.time,
                 pdu.ddp_decoded ? RdmapOpcodeName(pdu.rdmap_opcode) : "FPDU (undecoded)");
     ++report_.iwarp_pdus;
     if (!stream.reply_seen || stream.reject) {

@@ -73,7 +73,7 @@ class RoceChecker {
 
   void Check(const RocePacket& p) {
     Flow& flow = FlowOf(p);
-    CountPacket(report_.flows[flow.summary], p.frame.number, p.frame.time, p.opcode.name);
+    CountPacket(report_, flow.summary, p.frame.number, p.frame.time, p.opcode.name);
     ++report_.roce_packets;
     if (p.dport != kRoceV2Port) {
       Violation(p, "roce.udp_port", flow,

@@ -1,5 +1,7 @@
 #include "wire/wire_report.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "wire/rules.h"
@@ -12,7 +14,9 @@ void AddViolation(WireReport& report, int64_t frame, double time, absl::string_v
       {frame, time, std::string(rule), flow, std::move(message), std::string(WireRuleById(rule).reference)});
 }
 
-void CountPacket(WireFlow& flow, int64_t frame, double time, const std::string& opcode) {
+void CountPacket(WireReport& report, size_t index, int64_t frame, double time, const std::string& opcode) {
+  report.packets.push_back({frame, time, index, opcode});
+  WireFlow& flow = report.flows[index];
   if (flow.packets++ == 0) {
     flow.first_frame = frame;
     flow.first_time = time;
@@ -20,6 +24,64 @@ void CountPacket(WireFlow& flow, int64_t frame, double time, const std::string& 
   flow.last_frame = frame;
   flow.last_time = time;
   ++flow.opcodes[opcode];
+}
+
+WireSlice SliceReport(const WireReport& report, double from, double to, const std::vector<std::string>& flows) {
+  WireSlice slice;
+  slice.from = from;
+  slice.to = to;
+  auto wanted = [&](const std::string& flow) {
+    return flows.empty() || std::find(flows.begin(), flows.end(), flow) != flows.end();
+  };
+  for (const WirePacket& p : report.packets) {
+    if (p.time < from || p.time > to || !wanted(report.flows[p.flow].id)) continue;
+    if (slice.packets++ == 0) slice.first_frame = p.frame;
+    slice.last_frame = p.frame;
+    ++slice.opcodes[p.opcode];
+  }
+  for (const WireViolation& v : report.violations) {
+    if (v.time >= from && v.time <= to && wanted(v.flow)) slice.violations.push_back(v);
+  }
+  for (const WireFault& f : report.faults) {
+    if (f.time >= from && f.time <= to && wanted(f.flow)) slice.faults.push_back(f);
+  }
+  return slice;
+}
+
+namespace {
+
+nlohmann::json ViolationsJson(const std::vector<WireViolation>& violations) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const WireViolation& v : violations) {
+    json.push_back({{"frame", v.frame},
+                    {"time", v.time},
+                    {"rule", v.rule},
+                    {"flow", v.flow},
+                    {"message", v.message},
+                    {"reference", v.reference}});
+  }
+  return json;
+}
+
+nlohmann::json FaultsJson(const std::vector<WireFault>& faults) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const WireFault& f : faults) {
+    json.push_back({{"frame", f.frame}, {"time", f.time}, {"flow", f.flow}, {"kind", f.kind}, {"detail", f.detail}});
+  }
+  return json;
+}
+
+}  // namespace
+
+nlohmann::json WireSliceJson(const WireSlice& slice) {
+  return {{"from", slice.from},
+          {"to", slice.to},
+          {"first_frame", slice.first_frame},
+          {"last_frame", slice.last_frame},
+          {"packets", slice.packets},
+          {"opcodes", slice.opcodes},
+          {"violations", ViolationsJson(slice.violations)},
+          {"faults", FaultsJson(slice.faults)}};
 }
 
 nlohmann::json WireReportJson(const WireReport& report) {
@@ -41,20 +103,6 @@ nlohmann::json WireReportJson(const WireReport& report) {
     if (f.tcp_stream >= 0) flow["tcp_stream"] = f.tcp_stream;
     flows.push_back(std::move(flow));
   }
-  nlohmann::json violations = nlohmann::json::array();
-  for (const WireViolation& v : report.violations) {
-    violations.push_back({{"frame", v.frame},
-                          {"time", v.time},
-                          {"rule", v.rule},
-                          {"flow", v.flow},
-                          {"message", v.message},
-                          {"reference", v.reference}});
-  }
-  nlohmann::json faults = nlohmann::json::array();
-  for (const WireFault& f : report.faults) {
-    faults.push_back(
-        {{"frame", f.frame}, {"time", f.time}, {"flow", f.flow}, {"kind", f.kind}, {"detail", f.detail}});
-  }
   return {{"capture", report.capture},
           {"ok", report.ok()},
           {"frames", report.frames},
@@ -66,8 +114,8 @@ nlohmann::json WireReportJson(const WireReport& report) {
           {"crc_unchecked", report.crc_unchecked},
           {"opcodes", report.opcodes},
           {"flows", flows},
-          {"violations", violations},
-          {"faults", faults},
+          {"violations", ViolationsJson(report.violations)},
+          {"faults", FaultsJson(report.faults)},
           {"rules", WireRulesJson()}};
 }
 

@@ -54,6 +54,14 @@ struct WireFault {
   std::string detail;  // "remote access error (code 2)", "DDP tagged buffer error, code 0x00", ...
 };
 
+// One packet, in frame order: what a slice of the capture is counted from.
+struct WirePacket {
+  int64_t frame = 0;
+  double time = 0;
+  size_t flow = 0;     // index into WireReport::flows
+  std::string opcode;  // as in WireFlow::opcodes
+};
+
 struct WireReport {
   std::string capture;
   int64_t frames = 0;           // every frame in the capture
@@ -67,15 +75,29 @@ struct WireReport {
   std::vector<WireFlow> flows;
   std::vector<WireViolation> violations;
   std::vector<WireFault> faults;
+  std::vector<WirePacket> packets;  // every RoCEv2 packet and iWARP PDU (not in the JSON: slice it)
 
   bool ok() const { return violations.empty(); }
 };
 
 // What the checkers use to fill a report: a violation of `rule` at `frame` on `flow` (its
-// reference taken from the rule table), and one more packet counted on a flow.
+// reference taken from the rule table), and one more packet counted on flows[flow].
 void AddViolation(WireReport& report, int64_t frame, double time, absl::string_view rule, const std::string& flow,
                   std::string message);
-void CountPacket(WireFlow& flow, int64_t frame, double time, const std::string& opcode);
+void CountPacket(WireReport& report, size_t flow, int64_t frame, double time, const std::string& opcode);
+
+// The part of a capture one test made: its packets between two capture times (seconds
+// since the epoch, both included), optionally only on some flows (WireFlow::id).
+struct WireSlice {
+  double from = 0, to = 0;
+  int64_t first_frame = 0, last_frame = 0;  // 0: no packet in the window
+  int64_t packets = 0;
+  std::map<std::string, int64_t> opcodes;
+  std::vector<WireViolation> violations;
+  std::vector<WireFault> faults;
+};
+WireSlice SliceReport(const WireReport& report, double from, double to, const std::vector<std::string>& flows = {});
+nlohmann::json WireSliceJson(const WireSlice& slice);
 
 nlohmann::json WireReportJson(const WireReport& report);
 
