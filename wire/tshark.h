@@ -1,6 +1,6 @@
 // Runs Wireshark's dissectors over a capture file: tshark as a child process, bounded in
 // time, its EK output (`-T ek`, one JSON line per packet) handed packet by packet to the
-// caller, so a capture of any size is read in constant memory.
+// caller as it arrives (the JSON of a large capture is never held whole).
 #ifndef RDMACHECK_WIRE_TSHARK_H_
 #define RDMACHECK_WIRE_TSHARK_H_
 
