@@ -34,6 +34,20 @@ bool EkLayer::HasPrefix(absl::string_view field) const {
   return false;
 }
 
+bool EkLayer::HasExpert(absl::string_view field) const {
+  if (fields_ == nullptr || !fields_->is_object()) return false;
+  auto it = fields_->find("_ws_expert");
+  if (it == fields_->end()) return false;
+  const std::string key = Key(field);
+  if (it->is_array()) {
+    for (const nlohmann::json& expert : *it) {
+      if (expert.is_object() && expert.contains(key)) return true;
+    }
+    return false;
+  }
+  return it->is_object() && it->contains(key);
+}
+
 std::optional<std::string> EkLayer::Text(absl::string_view field) const {
   const nlohmann::json* v = Value(field);
   if (v == nullptr) return std::nullopt;

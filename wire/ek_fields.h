@@ -32,6 +32,8 @@ class EkLayer {
   std::optional<std::string> Bytes(absl::string_view field) const;
   // Any key of this instance starting with the field's key (a subtree's fields).
   bool HasPrefix(absl::string_view field) const;
+  // An expert-info field ("tcp.analysis.retransmission"): EK nests those under "_ws_expert".
+  bool HasExpert(absl::string_view field) const;
 
  private:
   const nlohmann::json* Value(absl::string_view field) const;

@@ -88,8 +88,11 @@ class IwarpChecker {
   explicit IwarpChecker(WireReport& report) : report_(report) {}
 
   void Check(const IwarpPdu& pdu) {
-    if (pdu.tcp_retransmission) return;
     Stream& stream = streams_[pdu.stream];
+    if (pdu.tcp_retransmission) {  // TCP's copy of bytes already read
+      if (stream.request_seen) ++report_.flows[DirectionOf(pdu).summary].retransmissions;
+      return;
+    }
     if (pdu.kind == IwarpPdu::kMpaRequest) return Request(pdu, stream);
     if (!stream.request_seen) return;  // a TCP connection that is not iWARP
     Direction& dir = DirectionOf(pdu);
@@ -283,9 +286,11 @@ class IwarpChecker {
       dir.terminated_at = pdu.frame.number;
       report_.faults.push_back({pdu.frame.number, pdu.frame.time, dir.id, "TERMINATE",
                                 TerminateText(pdu.term_layer, pdu.term_etype, pdu.term_code)});
-      if (std::string bad = TerminateProblem(pdu.term_layer, pdu.term_etype, pdu.term_code); !bad.empty()) {
-        Violation(pdu, "iwarp.terminate", dir, "TERMINATE: " + bad);
+      std::string bad = TerminateProblem(pdu.term_layer, pdu.term_etype, pdu.term_code);
+      if (bad.empty() && pdu.term_reserved != 0) {
+        bad = absl::StrFormat("reserved bits 0x%04x set in the Terminate control", pdu.term_reserved);
       }
+      if (!bad.empty()) Violation(pdu, "iwarp.terminate", dir, "TERMINATE: " + bad);
     }
   }
 

@@ -158,6 +158,7 @@ void DecodeDdp(const EkLayer& ddp, IwarpPdu& pdu) {
                                       "iwarp_rdma.term_errcode_ddp_untagged", "iwarp_rdma.term_errcode_llp",
                                       "iwarp_rdma.term_errcode"})
                         .value_or(-1);
+    pdu.term_reserved = ddp.NumberOr("iwarp_rdma.term_rsvd", 0);
   }
 }
 
@@ -172,8 +173,9 @@ void DecodeIwarp(const nlohmann::json& layers, const FrameInfo& frame, const EkL
   base.dst = absl::StrCat(dst, ":", tcp.NumberOr("tcp.dstport", 0));
   base.stream = tcp.NumberOr("tcp.stream", 0);
   base.tcp_len = tcp.NumberOr("tcp.len", 0);
-  base.tcp_retransmission = tcp.Has("tcp.analysis.retransmission") || tcp.Has("tcp.analysis.fast_retransmission") ||
-                            tcp.Has("tcp.analysis.spurious_retransmission");
+  base.tcp_retransmission = tcp.HasExpert("tcp.analysis.retransmission") ||
+                            tcp.HasExpert("tcp.analysis.fast_retransmission") ||
+                            tcp.HasExpert("tcp.analysis.spurious_retransmission");
   std::vector<EkLayer> mpa = LayerInstances(layers, "iwarp_mpa");
   if (mpa.empty()) {
     if (base.tcp_len > 0) out.iwarp.push_back(base);

@@ -65,7 +65,7 @@ struct IwarpPdu {
   uint32_t sink_stag = 0, read_size = 0;
   uint64_t sink_to = 0;
   // Terminate
-  int64_t term_layer = -1, term_etype = -1, term_code = -1;
+  int64_t term_layer = -1, term_etype = -1, term_code = -1, term_reserved = 0;
 };
 
 struct CapturePackets {

@@ -40,7 +40,7 @@ struct WireFlow {
   double first_time = 0, last_time = 0;
   int64_t packets = 0;
   std::map<std::string, int64_t> opcodes;  // "RC SEND First" -> packets
-  int64_t retransmissions = 0;             // RC packets sent again with an earlier PSN
+  int64_t retransmissions = 0;             // RoCEv2: RC packets sent again with an earlier PSN; iWARP: TCP's
 };
 
 // A fault the wire shows: a RoCEv2 NAK or RNR NAK, an iWARP TERMINATE. The wire lab holds

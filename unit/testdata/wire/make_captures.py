@@ -292,6 +292,8 @@ def iwarp_capture(knob=None, snaplen=65535):
     cap.add(a.segment(fpdu(untagged(RD_SEND, 0, msn, 0, True), b'p' * 12) +
                       fpdu(untagged(RD_SEND, 0, msn + 1, 0, True), b'q' * 16)))
     msn += 2
+    # TCP sends that segment again (a retransmission: the rules read the first copy only).
+    cap.add(cap.frames[-1])
     # A Send with a reserved opcode (RFC 5040 §4.2 defines 0..7, RFC 7306 8..11).
     cap.add(a.segment(fpdu(untagged(13 if k == 'ddp_rdmap_opcode' else RD_SEND, 0, msn, 0, True), b'u' * 8)))
     # RDMA Write in two tagged segments: same STag, the offset advancing by the segment length.
