@@ -201,6 +201,19 @@ TEST(WireCheckErrorsTest, MissingOrUnreadableCaptureIsAnError) {
   EXPECT_THAT(std::string(report.status().message()), ::testing::HasSubstr("tshark could not read"));
 }
 
+// A capture still being written ends inside a packet: what came before it is checked.
+TEST(WireCheckErrorsTest, CaptureCutShortIsCheckedUpToTheCut) {
+  std::ifstream good(kCaptures / "roce_good.pcap", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(good)), std::istreambuf_iterator<char>());
+  const fs::path cut = fs::path(::testing::TempDir()) / "cut_short.pcap";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, 3000);
+  absl::StatusOr<WireReport> report = CheckCapture(cut.string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->cut_short);
+  EXPECT_GT(report->frames, 5);
+  EXPECT_THAT(report->violations, IsEmpty());
+}
+
 TEST(WireCheckErrorsTest, TsharkIsBoundedInTime) {
   WireCheckOptions options;
   options.tshark.budget = absl::ZeroDuration();

@@ -10,11 +10,12 @@ namespace rdmacheck {
 
 absl::StatusOr<WireReport> CheckCapture(const std::string& path, const WireCheckOptions& options) {
   CapturePackets packets;
-  absl::Status read =
+  absl::StatusOr<TsharkRun> read =
       ForEachTsharkPacket(path, options.tshark, [&](const nlohmann::json& layers) { DecodePacket(layers, packets); });
-  if (!read.ok()) return read;
+  if (!read.ok()) return read.status();
   WireReport report;
   report.capture = path;
+  report.cut_short = read->cut_short;
   report.frames = packets.frames;
   report.truncated = packets.truncated;
   CheckRoce(packets.roce, options.path_mtu, report);

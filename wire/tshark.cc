@@ -21,8 +21,8 @@ std::vector<std::string> TsharkArgs(const std::string& capture) {
           "--disable-protocol", "rpcordma", "--disable-protocol", "smb_direct"};
 }
 
-absl::Status ForEachTsharkPacket(const std::string& capture, const TsharkOptions& options,
-                                 const std::function<void(const nlohmann::json& layers)>& on_packet) {
+absl::StatusOr<TsharkRun> ForEachTsharkPacket(const std::string& capture, const TsharkOptions& options,
+                                              const std::function<void(const nlohmann::json& layers)>& on_packet) {
   if (!std::ifstream(capture).good()) {
     return absl::NotFoundError(absl::StrCat("cannot read ", capture, ": ", std::strerror(errno)));
   }
@@ -33,6 +33,7 @@ absl::Status ForEachTsharkPacket(const std::string& capture, const TsharkOptions
     return absl::UnavailableError(
         absl::StrCat(child.status().message(), " (Wireshark's tshark reads the capture: scripts/install-deps.sh installs it)"));
   }
+  TsharkRun run;
   std::string pending;  // an incomplete last line
   absl::Status parse_error;
   auto on_line = [&](absl::string_view line) {
@@ -44,6 +45,7 @@ absl::Status ForEachTsharkPacket(const std::string& capture, const TsharkOptions
       return;
     }
     on_packet(packet["layers"]);
+    ++run.packets;
   };
   const auto deadline = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(options.budget);
   int exit = FinishChild(*child, deadline, [&](absl::string_view chunk) {
@@ -59,7 +61,10 @@ absl::Status ForEachTsharkPacket(const std::string& capture, const TsharkOptions
     return absl::DeadlineExceededError(absl::StrCat("tshark did not finish reading ", capture, " within ",
                                                     absl::FormatDuration(options.budget)));
   }
-  if (exit != 0) {
+  if (!parse_error.ok()) return parse_error;
+  if (exit != 0 && absl::StrContains(child->errors, "cut short in the middle of a packet")) {
+    run.cut_short = true;
+  } else if (exit != 0) {
     std::string why = "no error message";
     for (absl::string_view line : absl::StrSplit(child->errors, '\n', absl::SkipWhitespace())) {
       if (absl::StrContains(line, "Running as user")) continue;  // its warning for root
@@ -68,7 +73,7 @@ absl::Status ForEachTsharkPacket(const std::string& capture, const TsharkOptions
     }
     return absl::UnavailableError(absl::StrCat("tshark could not read ", capture, " (exit ", exit, "): ", why));
   }
-  return parse_error;
+  return run;
 }
 
 }  // namespace rdmacheck

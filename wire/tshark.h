@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 
@@ -24,11 +24,18 @@ struct TsharkOptions {
 // The command line: the capture, no name resolution, EK output of the layers the checks read.
 std::vector<std::string> TsharkArgs(const std::string& capture);
 
+struct TsharkRun {
+  int64_t packets = 0;
+  // The file ends inside a packet (a capture still being written, or its writer killed):
+  // the packets before that were read. tshark exits 2 then; that is not an error here.
+  bool cut_short = false;
+};
+
 // Calls `on_packet` with each packet's "layers" object, in frame order.
 // NOT_FOUND: the capture cannot be opened; UNAVAILABLE: tshark is missing, failed (its
 // first error line), or ran past the budget (DEADLINE_EXCEEDED).
-absl::Status ForEachTsharkPacket(const std::string& capture, const TsharkOptions& options,
-                                 const std::function<void(const nlohmann::json& layers)>& on_packet);
+absl::StatusOr<TsharkRun> ForEachTsharkPacket(const std::string& capture, const TsharkOptions& options,
+                                              const std::function<void(const nlohmann::json& layers)>& on_packet);
 
 }  // namespace rdmacheck
 

@@ -105,6 +105,7 @@ nlohmann::json WireReportJson(const WireReport& report) {
   }
   return {{"capture", report.capture},
           {"ok", report.ok()},
+          {"cut_short", report.cut_short},
           {"frames", report.frames},
           {"roce_packets", report.roce_packets},
           {"iwarp_pdus", report.iwarp_pdus},
@@ -125,6 +126,9 @@ std::string WireReportText(const WireReport& report) {
                                   " flows; CRC checked on ", report.crc_checked, ", not checkable on ",
                                   report.crc_unchecked, " (", report.truncated, " frames cut by the snap length); ",
                                   report.faults.size(), " NAK/TERMINATE\n");
+  if (report.cut_short) {
+    absl::StrAppend(&out, "the file ends inside a packet (still being written?): the frames before it were checked\n");
+  }
   if (report.ok()) {
     absl::StrAppend(&out, "every rule holds\n");
     return out;

@@ -64,6 +64,7 @@ struct WirePacket {
 
 struct WireReport {
   std::string capture;
+  bool cut_short = false;       // the file ends inside a packet: the frames before it were checked
   int64_t frames = 0;           // every frame in the capture
   int64_t roce_packets = 0;     // decoded as RoCEv2 (InfiniBand over UDP)
   int64_t iwarp_pdus = 0;       // MPA frames and FPDUs
