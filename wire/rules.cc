@@ -57,7 +57,8 @@ const std::vector<WireRule>& WireRules() {
        "[sink TO, sink TO + size), contiguous, exactly its size",
        "RFC 5040 §4 (Read Request header), §5 (RDMA Read)"},
       {"iwarp.terminate", "iwarp",
-       "a TERMINATE decodes to a defined layer, error type and code, and is the last FPDU its sender sends",
+       "a TERMINATE decodes to a defined layer, error type and code with its reserved bits clear, and is the "
+       "last FPDU its sender sends",
        "RFC 5040 §4 (Terminate header and error codes), §7 (stream teardown); RFC 5041 §7 (DDP errors); RFC 5044 and RFC 6581 (LLP errors)"},
   };
   return *rules;
