@@ -62,7 +62,8 @@ const std::vector<Doctored>& Captures() {
       {"iwarp_bad_untagged_msn_mo.pcap", "iwarp.untagged_msn_mo"},
       {"iwarp_bad_tagged_write.pcap", "iwarp.tagged_write"},
       {"iwarp_bad_read_response.pcap", "iwarp.read_response"},
-      {"iwarp_bad_terminate.pcap", "iwarp.terminate"},
+      {"iwarp_bad_terminate.pcap", "iwarp.terminate"},  // siw 6.1's, nibbles swapped
+      {"iwarp_bad_terminate_reserved.pcap", "iwarp.terminate"},
   };
   return *captures;
 }

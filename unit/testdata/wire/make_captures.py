@@ -308,14 +308,20 @@ def iwarp_capture(knob=None, snaplen=65535):
                            b'z' * 50)))
     # B sends, then terminates the connection (DDP layer, tagged buffer error, invalid STag).
     cap.add(b.segment(fpdu(untagged(RD_SEND, 0, 1, 0, True), b'from b')))
-    layer, etype, code = (5, 0, 0) if k == 'terminate' else (1, 1, 0)
-    term = struct.pack('!I', (layer << 28) | (etype << 24) | (code << 16))
+    term = struct.pack('!I', (1 << 28) | (1 << 24) | (0 << 16))
+    if k == 'terminate':
+        # What siw 6.1 sent on the wire lab's link: DDP (1), untagged buffer error (2), code 2,
+        # M and D set, written with little-endian bitfields: the layer and error type nibbles
+        # swapped (it reads as LLP, error type 1) and M/D in the reserved bits.
+        term = struct.pack('!I', 0x21020300)
+    if k == 'terminate_reserved':  # a defined layer, type and code, but reserved bits set
+        term = struct.pack('!I', 0x11000300)
     cap.add(b.segment(fpdu(untagged(RD_TERMINATE, 2, 1, 0, True) + term)))
     return cap
 
 
 IWARP_KNOBS = ['mpa_startup', 'mpa_crc', 'ddp_rdmap_opcode', 'untagged_msn_mo', 'tagged_write', 'read_response',
-               'terminate']
+               'terminate', 'terminate_reserved']
 
 
 def main():
