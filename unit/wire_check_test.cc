@@ -103,12 +103,12 @@ TEST(WireRulesTest, EveryRuleHasADoctoredCapture) {
 TEST(WireReportTest, GoodRoceCaptureIsSummarisedPerFlowAndOpcode) {
   absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_good.pcap").string());
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->frames, 36);
-  EXPECT_EQ(report->roce_packets, 35);  // not the RoCEv2 header quoted by the ICMP error in frame 36
-  EXPECT_EQ(report->crc_checked, 35);
+  EXPECT_EQ(report->frames, 37);
+  EXPECT_EQ(report->roce_packets, 36);  // not the RoCEv2 header quoted by the ICMP error in frame 37
+  EXPECT_EQ(report->crc_checked, 36);   // IPv4 and IPv6 (frame 30)
   EXPECT_EQ(report->crc_unchecked, 0);
   EXPECT_EQ(report->opcodes.at("RC RDMA READ Response Middle"), 2);
-  EXPECT_EQ(report->opcodes.at("UD SEND Only"), 1);
+  EXPECT_EQ(report->opcodes.at("UD SEND Only"), 2);
   const WireFlow* requests = nullptr;
   for (const WireFlow& f : report->flows) {
     if (f.id == "roce 10.88.0.1 > 10.88.0.2 qp 0x000012") requests = &f;
@@ -162,7 +162,7 @@ TEST(WireReportTest, CutFpdusAreCountedAsUndecoded) {
 TEST(WireReportTest, SliceCountsThePacketsOfATimeWindow) {
   absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_good.pcap").string());
   ASSERT_TRUE(report.ok()) << report.status();
-  ASSERT_EQ(report->packets.size(), 35u);
+  ASSERT_EQ(report->packets.size(), 36u);
   // Frames 13..16 (the generator puts frame N at N-1 ms): the 600-byte READ and its response.
   const double t0 = 1764000000.0;
   WireSlice read = SliceReport(*report, t0 + 0.0115, t0 + 0.0155);

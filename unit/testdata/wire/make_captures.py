@@ -54,14 +54,20 @@ def ipv4(src, dst, proto, payload, tos=0, ttl=64):
     return header[:10] + struct.pack('!H', ip_checksum(header)) + header[12:] + payload
 
 
-def ether(src_mac, dst_mac, payload):
-    return bytes(dst_mac) + bytes(src_mac) + b'\x08\x00' + payload
+def ether(src_mac, dst_mac, payload, ethertype=0x0800):
+    return bytes(dst_mac) + bytes(src_mac) + struct.pack('!H', ethertype) + payload
+
+
+def ipv6(src, dst, proto, payload, traffic_class=0, flow=0x12345, hops=64):
+    return struct.pack('!IHBB16s16s', (6 << 28) | (traffic_class << 20) | flow, len(payload), proto, hops,
+                       bytes(src), bytes(dst)) + payload
 
 
 class Host:
     def __init__(self, n):
         self.mac = [0x52, 0x54, 0x00, 0x88, 0x00, n]
         self.ip = [10, 88, 0, n]
+        self.ip6 = [0xfe, 0x80] + [0] * 12 + [0, n]  # fe80::N
 
 
 A, B = Host(1), Host(2)
@@ -82,16 +88,22 @@ UC, UD = 0x20, 0x60
 def icrc(ip_udp_ib):
     """IBTA A17.8: CRC-32 over the masked pseudo-header and the packet, without the ICRC."""
     b = bytearray(ip_udp_ib)
-    b[1] = 0xff                  # IPv4 TOS
-    b[8] = 0xff                  # TTL
-    b[10:12] = b'\xff\xff'       # header checksum
-    b[26:28] = b'\xff\xff'       # UDP checksum
-    b[28 + 4] = 0xff             # BTH Resv8a
+    if b[0] >> 4 == 6:
+        b[0:4] = b'\x6f\xff\xff\xff'  # IPv6 traffic class and flow label
+        b[7] = 0xff                  # hop limit
+        ip_len = 40
+    else:
+        b[1] = 0xff                  # IPv4 TOS
+        b[8] = 0xff                  # TTL
+        b[10:12] = b'\xff\xff'       # header checksum
+        ip_len = 20
+    b[ip_len + 6:ip_len + 8] = b'\xff\xff'  # UDP checksum
+    b[ip_len + 8 + 4] = 0xff                # BTH Resv8a
     return zlib.crc32(b'\xff' * 8 + bytes(b)) & 0xffffffff
 
 
 def roce(src, dst, opcode, psn, destqp, payload=b'', ack_req=False, pkey=0xffff, sport=49152, dport=ROCE_PORT,
-         reth=None, aeth=None, deth=None, atomic=None, atomic_ack=None, bad_icrc=False):
+         reth=None, aeth=None, deth=None, atomic=None, atomic_ack=None, bad_icrc=False, v6=False):
     pad = (4 - len(payload) % 4) % 4
     bth = struct.pack('!BBHI', opcode, (pad << 4) | 0x40 | 0x00, pkey, destqp & 0xffffff)  # M=1, TVer=0
     bth += struct.pack('!I', (0x80000000 if ack_req else 0) | (psn & 0xffffff))
@@ -108,11 +120,12 @@ def roce(src, dst, opcode, psn, destqp, payload=b'', ack_req=False, pkey=0xffff,
         ext += struct.pack('!Q', atomic_ack)
     ib = bth + ext + payload + b'\x00' * pad
     udp = struct.pack('!HHHH', sport, dport, 8 + len(ib) + 4, 0)
-    packet = ipv4(src.ip, dst.ip, 17, udp + ib + b'\0\0\0\0')[:-4]
+    ip = (lambda p: ipv6(src.ip6, dst.ip6, 17, p)) if v6 else (lambda p: ipv4(src.ip, dst.ip, 17, p))
+    packet = ip(udp + ib + b'\0\0\0\0')[:-4]
     crc = icrc(packet)
     if bad_icrc:
         crc ^= 0x00010000
-    return ether(src.mac, dst.mac, packet + struct.pack('<I', crc))
+    return ether(src.mac, dst.mac, packet + struct.pack('<I', crc), 0x86dd if v6 else 0x0800)
 
 
 QP_A, QP_B = 0x000011, 0x000012
@@ -180,6 +193,8 @@ def roce_capture(knob=None, snaplen=65535):
     cap.add(roce(A, B, UC | WRITE_FIRST, 700, 0x21, b'p' * PMTU, reth=(0x7f0000007000, 0x99, 300)))
     cap.add(roce(A, B, UC | WRITE_LAST, 701, 0x21, b'q' * 44))
     cap.add(roce(A, B, UD | SEND_ONLY, 9, 0x31, b'r' * 64, deth=(0x11111111, 0x32)))
+    # The same over IPv6 (link-local GIDs): its ICRC masks traffic class, flow label, hop limit.
+    cap.add(roce(A, B, UD | SEND_ONLY, 10, 0x31, b's' * 32, deth=(0x11111111, 0x32), v6=True))
     # A second connection, path MTU 512, whose PSNs overlap the first's (as when every QP starts
     # at the same PSN). It begins with a READ, before any packet shows its path MTU, so the
     # PSNs that READ takes are known only when the next request comes — here sent while the
