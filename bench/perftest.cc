@@ -1,12 +1,5 @@
 #include "bench/perftest.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <thread>
 
@@ -16,71 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "harness/status.h"
-
-extern char** environ;
+#include "harness/child_process.h"
 
 namespace rdmacheck {
 namespace {
-
-// A child process whose stdout and stderr are read through one pipe.
-struct Child {
-  pid_t pid = -1;
-  int out = -1;
-  std::string output;
-};
-
-absl::StatusOr<Child> Spawn(const std::vector<std::string>& args) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus(errno, "pipe2");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  Child child;
-  int rc = posix_spawnp(&child.pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return ErrnoStatus(rc, absl::StrCat("cannot start ", args[0]));
-  }
-  child.out = fds[0];
-  return child;
-}
-
-// Reads the child's output until it exits or `deadline`; then kills it if it still runs.
-// Returns the exit status (-1: killed at the deadline).
-int Finish(Child& child, std::chrono::steady_clock::time_point deadline) {
-  char buf[4096];
-  while (child.out >= 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
-    pollfd p{child.out, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 200))) <= 0) continue;
-    ssize_t n = read(child.out, buf, sizeof(buf));
-    if (n <= 0) {
-      close(child.out);
-      child.out = -1;
-    } else {
-      child.output.append(buf, n);
-    }
-  }
-  int status = 0;
-  if (child.out >= 0) {  // still running at the deadline
-    kill(child.pid, SIGKILL);
-    close(child.out);
-    child.out = -1;
-    waitpid(child.pid, &status, 0);
-    return -1;
-  }
-  waitpid(child.pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 std::string LastLine(const std::string& text) {
   std::vector<absl::string_view> lines = absl::StrSplit(text, '\n', absl::SkipWhitespace());
@@ -167,7 +99,7 @@ BenchPoint RunPerftest(const PerftestRun& run, absl::Duration budget) {
   failed.size = run.size;
   failed.iterations = run.iterations;
   const auto deadline = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(budget);
-  absl::StatusOr<Child> server = Spawn(PerftestServerArgs(run));
+  absl::StatusOr<ChildProcess> server = SpawnChild(PerftestServerArgs(run), Stderr::kWithStdout);
   if (!server.ok()) {
     failed.error = std::string(server.status().message());
     return failed;
@@ -177,16 +109,16 @@ BenchPoint RunPerftest(const PerftestRun& run, absl::Duration budget) {
   int client_exit = -1;
   for (int attempt = 0; attempt < 20 && std::chrono::steady_clock::now() < deadline; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    absl::StatusOr<Child> client = Spawn(PerftestClientArgs(run));
+    absl::StatusOr<ChildProcess> client = SpawnChild(PerftestClientArgs(run), Stderr::kWithStdout);
     if (!client.ok()) {
       client_output = std::string(client.status().message());
       break;
     }
-    client_exit = Finish(*client, deadline);
+    client_exit = FinishChild(*client, deadline);
     client_output = client->output;
     if (client_exit == 0 || !absl::StrContains(client_output, "onnect")) break;
   }
-  int server_exit = Finish(*server, client_exit == 0 ? deadline : std::chrono::steady_clock::now());
+  int server_exit = FinishChild(*server, client_exit == 0 ? deadline : std::chrono::steady_clock::now());
   if (client_exit != 0) {
     failed.error = absl::StrCat(run.program, " client ",
                                 client_exit < 0 ? "timed out" : absl::StrCat("exited ", client_exit), ": ",

@@ -44,6 +44,10 @@ const std::vector<Command>& Commands() {
        "datapath latency and bandwidth over a loopback pair (or with --peer, to `rdmacheck serve` on another host); "
        "--compare-perftest runs perftest beside it",
        With(kSelectionFlags, {"out", "sizes", "iters", "bw_bytes", "compare_perftest", "peer"}), BenchCommand},
+      {"wire", "wire check [--format=text|json] [--path_mtu=BYTES] CAPTURE.pcap | wire rules",
+       "check the RoCEv2 and iWARP packets of a capture against the wire rules (exit 1: a violation, each with its "
+       "frame, rule and spec reference); `wire rules` lists them",
+       {"format", "path_mtu"}, WireCommand},
       {"__child", "__child --events=FILE --gtest_filter=TESTS", "runs tests for `run` (internal)",
        With(kSelectionFlags, {"capabilities", "events", "peer"}), ChildCommand, /*hidden=*/true},
   };

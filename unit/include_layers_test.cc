@@ -26,10 +26,11 @@ const std::map<std::string, std::set<std::string>>& Layers() {
       {"doctor", {"harness", "results", "capabilities"}},
       {"testing", {"harness", "results", "capabilities"}},
       {"suites", {"harness", "capabilities", "testing"}},
-      {"reports", {"harness", "results", "capabilities"}},
+      {"wire", {"harness", "results"}},
+      {"reports", {"harness", "results", "capabilities", "wire"}},
       {"bench", {"harness", "results", "capabilities", "reports"}},
-      {"runner", {"harness", "results", "capabilities", "doctor", "testing"}},
-      {"cli", {"harness", "results", "capabilities", "doctor", "testing", "reports", "bench", "runner"}},
+      {"runner", {"harness", "results", "capabilities", "doctor", "testing", "wire"}},
+      {"cli", {"harness", "results", "capabilities", "doctor", "testing", "reports", "bench", "runner", "wire"}},
       // Test-only code on top: the selftest's deliberately broken suites, the unit tests.
       {"selftest", {"harness", "results", "capabilities", "testing"}},
   };

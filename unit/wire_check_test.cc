@@ -1,0 +1,256 @@
+// The wire checks (wire/): each rule flags the one synthetic capture made to break it, and
+// only that rule; the good captures pass every rule. The captures are written by
+// unit/testdata/wire/make_captures.py (committed beside it; a test checks they are current).
+// tshark reads them, as it reads a lab capture (scripts/install-deps.sh installs it).
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "cli/commands.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/status_matchers.h"
+#include "wire/check_capture.h"
+#include "wire/crc.h"
+#include "wire/rules.h"
+
+namespace rdmacheck {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+const fs::path kCaptures = fs::path(RDMACHECK_SOURCE_DIR) / "unit/testdata/wire";
+
+struct Doctored {
+  std::string capture;  // file name in unit/testdata/wire
+  std::string rule;     // the one rule it breaks ("" for a good capture)
+};
+
+std::string Name(const ::testing::TestParamInfo<Doctored>& info) {
+  std::string name = fs::path(info.param.capture).stem().string();
+  for (char& c : name) {
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+const std::vector<Doctored>& Captures() {
+  static const auto* captures = new std::vector<Doctored>{
+      {"roce_good.pcap", ""},
+      {"roce_good_snaplen96.pcap", ""},
+      {"iwarp_good.pcap", ""},
+      {"iwarp_good_snaplen80.pcap", ""},
+      {"roce_bad_udp_port.pcap", "roce.udp_port"},
+      {"roce_bad_icrc.pcap", "roce.icrc"},
+      {"roce_bad_psn.pcap", "roce.psn"},
+      {"roce_bad_opcode_sequence.pcap", "roce.opcode_sequence"},
+      {"roce_bad_payload_size.pcap", "roce.payload_size"},
+      {"roce_bad_ackreq.pcap", "roce.ackreq"},
+      {"roce_bad_aeth_syndrome.pcap", "roce.aeth_syndrome"},
+      {"roce_bad_ack_msn.pcap", "roce.ack_msn"},
+      {"roce_bad_read_response.pcap", "roce.read_response"},
+      {"roce_bad_destqp.pcap", "roce.destqp"},
+      {"roce_bad_pkey.pcap", "roce.pkey"},
+      {"iwarp_bad_mpa_startup.pcap", "iwarp.mpa_startup"},
+      {"iwarp_bad_mpa_crc.pcap", "iwarp.mpa_crc"},
+      {"iwarp_bad_ddp_rdmap_opcode.pcap", "iwarp.ddp_rdmap_opcode"},
+      {"iwarp_bad_untagged_msn_mo.pcap", "iwarp.untagged_msn_mo"},
+      {"iwarp_bad_tagged_write.pcap", "iwarp.tagged_write"},
+      {"iwarp_bad_read_response.pcap", "iwarp.read_response"},
+      {"iwarp_bad_terminate.pcap", "iwarp.terminate"},  // siw 6.1's, nibbles swapped
+      {"iwarp_bad_terminate_reserved.pcap", "iwarp.terminate"},
+  };
+  return *captures;
+}
+
+class WireCaptureTest : public ::testing::TestWithParam<Doctored> {};
+
+TEST_P(WireCaptureTest, FlagsExactlyTheRuleItBreaks) {
+  const Doctored& c = GetParam();
+  ASSERT_OK_AND_ASSIGN(WireReport report, CheckCapture((kCaptures / c.capture).string()));
+  std::vector<std::string> rules;
+  for (const WireViolation& v : report.violations) rules.push_back(v.rule);
+  if (c.rule.empty()) {
+    EXPECT_THAT(rules, IsEmpty()) << WireReportText(report);
+    EXPECT_GT(report.roce_packets + report.iwarp_pdus, 10) << "the dissectors decoded too little of " << c.capture;
+  } else {
+    EXPECT_THAT(rules, ElementsAre(c.rule)) << WireReportText(report);
+    ASSERT_FALSE(report.violations.empty());
+    EXPECT_GT(report.violations[0].frame, 0);
+    EXPECT_EQ(report.violations[0].reference, WireRuleById(c.rule).reference);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Captures, WireCaptureTest, ::testing::ValuesIn(Captures()), Name);
+
+TEST(WireRulesTest, EveryRuleHasADoctoredCapture) {
+  std::set<std::string> tested, all;
+  for (const Doctored& c : Captures()) {
+    if (!c.rule.empty()) tested.insert(c.rule);
+  }
+  for (const WireRule& r : WireRules()) {
+    all.insert(std::string(r.id));
+    EXPECT_FALSE(r.reference.empty()) << r.id;
+  }
+  EXPECT_EQ(tested, all);
+}
+
+TEST(WireReportTest, GoodRoceCaptureIsSummarisedPerFlowAndOpcode) {
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_good.pcap").string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->frames, 37);
+  EXPECT_EQ(report->roce_packets, 36);  // not the RoCEv2 header quoted by the ICMP error in frame 37
+  EXPECT_EQ(report->crc_checked, 36);   // IPv4 and IPv6 (frame 30)
+  EXPECT_EQ(report->crc_unchecked, 0);
+  EXPECT_EQ(report->opcodes.at("RC RDMA READ Response Middle"), 2);
+  EXPECT_EQ(report->opcodes.at("UD SEND Only"), 2);
+  const WireFlow* requests = nullptr;
+  for (const WireFlow& f : report->flows) {
+    if (f.id == "roce 10.88.0.1 > 10.88.0.2 qp 0x000012") requests = &f;
+  }
+  ASSERT_NE(requests, nullptr);
+  EXPECT_EQ(requests->first_frame, 1);
+  EXPECT_EQ(requests->retransmissions, 1);  // the SEND after the RNR NAK
+  EXPECT_EQ(requests->opcodes.at("RC SEND Only"), 3);
+  ASSERT_EQ(report->faults.size(), 1u);  // the RNR NAK
+  EXPECT_EQ(report->faults[0].kind, "RNR NAK");
+  EXPECT_EQ(report->faults[0].detail, "timer 14");
+  const nlohmann::json json = WireReportJson(*report);
+  EXPECT_TRUE(json["ok"].get<bool>());
+  EXPECT_EQ(json["rules"].size(), WireRules().size());
+}
+
+// Frames cut by the snap length keep their headers: every rule but the ICRC still reads them.
+TEST(WireReportTest, TruncatedFramesAreCountedNotChecked) {
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_good_snaplen96.pcap").string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_GT(report->truncated, 0);
+  EXPECT_GT(report->crc_unchecked, 0);
+  EXPECT_LE(report->crc_unchecked, report->truncated);
+  EXPECT_EQ(report->crc_checked + report->crc_unchecked, report->roce_packets);
+}
+
+TEST(WireReportTest, TerminateIsReportedAsAFault) {
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "iwarp_good.pcap").string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->faults.size(), 1u);
+  EXPECT_EQ(report->faults[0].frame, 18);
+  EXPECT_EQ(report->faults[0].kind, "TERMINATE");
+  EXPECT_EQ(report->faults[0].detail, "DDP tagged buffer error, code 0x00");
+  EXPECT_EQ(report->faults[0].flow, "iwarp 10.88.0.2:5791 > 10.88.0.1:40000");
+  // Frame 10 is TCP sending frame 9 again: counted, not read twice (its MSN would repeat).
+  for (const WireFlow& f : report->flows) {
+    EXPECT_EQ(f.retransmissions, f.id == "iwarp 10.88.0.1:40000 > 10.88.0.2:5791" ? 1 : 0) << f.id;
+  }
+}
+
+// Wireshark decodes no FPDU cut by the snap length: such FPDUs are counted, and the MSN/MO,
+// WRITE and READ tracking of their direction starts over after them (no false gaps).
+TEST(WireReportTest, CutFpdusAreCountedAsUndecoded) {
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "iwarp_good_snaplen80.pcap").string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_GT(report->iwarp_undecoded, 0);
+  EXPECT_THAT(report->violations, IsEmpty());
+}
+
+// A test's slice: the packets of its time window (and, optionally, only its flows).
+TEST(WireReportTest, SliceCountsThePacketsOfATimeWindow) {
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_good.pcap").string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->packets.size(), 36u);
+  // Frames 13..16 (the generator puts frame N at N-1 ms): the 600-byte READ and its response.
+  const double t0 = 1764000000.0;
+  WireSlice read = SliceReport(*report, t0 + 0.0115, t0 + 0.0155);
+  EXPECT_EQ(read.first_frame, 13);
+  EXPECT_EQ(read.last_frame, 16);
+  EXPECT_EQ(read.packets, 4);
+  EXPECT_THAT(read.opcodes, ::testing::ElementsAre(::testing::Pair("RC RDMA READ Request", 1),
+                                                   ::testing::Pair("RC RDMA READ Response First", 1),
+                                                   ::testing::Pair("RC RDMA READ Response Last", 1),
+                                                   ::testing::Pair("RC RDMA READ Response Middle", 1)));
+  WireSlice requests_only =
+      SliceReport(*report, t0 + 0.0115, t0 + 0.0155, {"roce 10.88.0.1 > 10.88.0.2 qp 0x000012"});
+  EXPECT_EQ(requests_only.packets, 1);
+  WireSlice rnr = SliceReport(*report, t0, t0 + 1);
+  ASSERT_EQ(rnr.faults.size(), 1u);
+  EXPECT_EQ(WireSliceJson(rnr)["faults"][0]["kind"], "RNR NAK");
+  EXPECT_EQ(SliceReport(*report, t0 + 5, t0 + 6).first_frame, 0);
+}
+
+TEST(WireReportTest, ViolationCarriesFrameTimeAndFlow) {
+  absl::StatusOr<WireReport> report = CheckCapture((kCaptures / "roce_bad_psn.pcap").string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->violations.size(), 1u);
+  const WireViolation& v = report->violations[0];
+  EXPECT_EQ(v.frame, 17);
+  EXPECT_DOUBLE_EQ(v.time, 1764000000.016);  // the generator puts frame N at (N-1) ms
+  EXPECT_EQ(v.flow, "roce 10.88.0.1 > 10.88.0.2 qp 0x000012");
+  EXPECT_THAT(WireReportText(*report), ::testing::HasSubstr("frame 17 roce.psn: PSN 0x000071, expected 0x000070"));
+}
+
+TEST(WireCheckErrorsTest, MissingOrUnreadableCaptureIsAnError) {
+  EXPECT_EQ(CheckCapture("/nonexistent/capture.pcap").status().code(), absl::StatusCode::kNotFound);
+  const fs::path garbage = fs::path(::testing::TempDir()) / "not_a_capture.pcap";
+  std::ofstream(garbage) << "not a capture\n";
+  absl::StatusOr<WireReport> report = CheckCapture(garbage.string());
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(report.status().message()), ::testing::HasSubstr("tshark could not read"));
+}
+
+// A capture still being written ends inside a packet: what came before it is checked.
+TEST(WireCheckErrorsTest, CaptureCutShortIsCheckedUpToTheCut) {
+  std::ifstream good(kCaptures / "roce_good.pcap", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(good)), std::istreambuf_iterator<char>());
+  const fs::path cut = fs::path(::testing::TempDir()) / "cut_short.pcap";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, 3000);
+  absl::StatusOr<WireReport> report = CheckCapture(cut.string());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->cut_short);
+  EXPECT_GT(report->frames, 5);
+  EXPECT_THAT(report->violations, IsEmpty());
+}
+
+TEST(WireCheckErrorsTest, TsharkIsBoundedInTime) {
+  WireCheckOptions options;
+  options.tshark.budget = absl::ZeroDuration();
+  EXPECT_EQ(CheckCapture((kCaptures / "roce_good.pcap").string(), options).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+}
+
+// `rdmacheck wire check`: 0 every rule holds, 1 a violation, 2 the capture cannot be read.
+TEST(WireCommandTest, ExitCodes) {
+  EXPECT_EQ(WireCommand({"check", (kCaptures / "iwarp_good.pcap").string()}), kExitOk);
+  EXPECT_EQ(WireCommand({"check", (kCaptures / "iwarp_bad_terminate.pcap").string()}), kExitFailures);
+  EXPECT_EQ(WireCommand({"check", "/nonexistent/capture.pcap"}), kExitUsage);
+  EXPECT_EQ(WireCommand({"check"}), kExitUsage);
+  EXPECT_EQ(WireCommand({"rules"}), kExitOk);
+}
+
+TEST(WireCrcTest, KnownCheckValues) {
+  EXPECT_EQ(Crc32("123456789"), 0xCBF43926u);
+  EXPECT_EQ(Crc32c("123456789"), 0xE3069283u);
+}
+
+// The committed captures are what the generator writes today.
+TEST(WireCapturesTest, CommittedCapturesMatchTheGenerator) {
+  const fs::path out = fs::path(::testing::TempDir()) / "wire_captures";
+  fs::remove_all(out);
+  const std::string command =
+      "python3 " + (kCaptures / "make_captures.py").string() + " " + out.string() + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  for (const Doctored& c : Captures()) {
+    std::ifstream a(kCaptures / c.capture, std::ios::binary), b(out / c.capture, std::ios::binary);
+    std::stringstream committed, generated;
+    committed << a.rdbuf();
+    generated << b.rdbuf();
+    EXPECT_TRUE(committed.str() == generated.str()) << c.capture << " differs: run make_captures.py";
+  }
+}
+
+}  // namespace
+}  // namespace rdmacheck

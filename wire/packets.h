@@ -1,0 +1,87 @@
+// The packets of a capture as the rules read them, decoded from tshark's fields (the
+// dissectors do the parsing; this only picks the fields and computes the two CRCs, which
+// Wireshark 4.0 does not verify for RoCEv2 and reports only as text for MPA).
+#ifndef RDMACHECK_WIRE_PACKETS_H_
+#define RDMACHECK_WIRE_PACKETS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "wire/ib_opcodes.h"
+
+namespace rdmacheck {
+
+enum class CrcCheck { kGood, kBad, kUnchecked };
+
+struct FrameInfo {
+  int64_t number = 0;
+  double time = 0;         // seconds since the epoch
+  bool truncated = false;  // frame.cap_len < frame.len
+};
+
+struct RocePacket {
+  FrameInfo frame;
+  std::string src, dst;  // IP addresses
+  uint32_t sport = 0, dport = 0;
+  IbOpcode opcode;
+  bool ack_req = false;
+  uint32_t pkey = 0;
+  uint32_t dest_qp = 0;
+  uint32_t psn = 0;
+  int64_t payload = -1;  // bytes, from the UDP length and the opcode's headers; -1 unknown
+  std::optional<uint32_t> dma_length;  // RETH
+  std::optional<uint32_t> syndrome, msn;  // AETH
+  CrcCheck icrc = CrcCheck::kUnchecked;
+  uint32_t icrc_sent = 0, icrc_computed = 0;
+};
+
+struct IwarpPdu {
+  enum Kind { kMpaRequest, kMpaReply, kFpdu, kTcpData };
+  FrameInfo frame;
+  Kind kind = kTcpData;
+  int64_t stream = -1;   // tcp.stream
+  std::string src, dst;  // "ip:port"
+  bool tcp_retransmission = false;  // a TCP-level copy: the rules read the first one
+  int64_t tcp_len = 0;
+  // MPA request / reply (RFC 5044 §7)
+  bool marker = false, crc = false, reject = false;
+  int64_t rev = -1, reserved = 0, pd_length = -1, pd_present = -1;
+  // FPDU
+  int64_t ulpdu_length = -1;
+  CrcCheck fpdu_crc = CrcCheck::kUnchecked;
+  bool ddp_decoded = false;
+  bool tagged = false, last = false;
+  int64_t ddp_version = -1, ddp_reserved = 0;
+  uint32_t stag = 0;
+  uint64_t tagged_offset = 0;
+  uint32_t qn = 0, msn = 0, mo = 0;
+  int64_t rdmap_version = -1;
+  int64_t rdmap_opcode = -1;
+  int64_t segment_payload = -1;  // DDP payload bytes of this segment
+  // RDMA Read Request (RFC 5040 §4)
+  uint32_t sink_stag = 0, read_size = 0;
+  uint64_t sink_to = 0;
+  // Terminate
+  int64_t term_layer = -1, term_etype = -1, term_code = -1, term_reserved = 0;
+};
+
+struct CapturePackets {
+  int64_t frames = 0;
+  int64_t truncated = 0;
+  std::vector<RocePacket> roce;
+  std::vector<IwarpPdu> iwarp;
+};
+
+// Adds what one tshark EK packet ("layers") holds.
+void DecodePacket(const nlohmann::json& layers, CapturePackets& out);
+
+// The RoCEv2 ICRC of a packet: the IP and UDP headers as sent (masked here), then the
+// InfiniBand part without its ICRC (IBTA Annex A17.8). Exposed for the unit tests.
+uint32_t RoceIcrc(const std::string& masked_ip_udp, const std::string& ib_without_icrc);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_WIRE_PACKETS_H_

@@ -1,0 +1,143 @@
+#include "wire/wire_report.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "wire/rules.h"
+
+namespace rdmacheck {
+
+void AddViolation(WireReport& report, int64_t frame, double time, absl::string_view rule, const std::string& flow,
+                  std::string message) {
+  report.violations.push_back(
+      {frame, time, std::string(rule), flow, std::move(message), std::string(WireRuleById(rule).reference)});
+}
+
+void CountPacket(WireReport& report, size_t index, int64_t frame, double time, const std::string& opcode) {
+  report.packets.push_back({frame, time, index, opcode});
+  WireFlow& flow = report.flows[index];
+  if (flow.packets++ == 0) {
+    flow.first_frame = frame;
+    flow.first_time = time;
+  }
+  flow.last_frame = frame;
+  flow.last_time = time;
+  ++flow.opcodes[opcode];
+}
+
+WireSlice SliceReport(const WireReport& report, double from, double to, const std::vector<std::string>& flows) {
+  WireSlice slice;
+  slice.from = from;
+  slice.to = to;
+  auto wanted = [&](const std::string& flow) {
+    return flows.empty() || std::find(flows.begin(), flows.end(), flow) != flows.end();
+  };
+  for (const WirePacket& p : report.packets) {
+    if (p.time < from || p.time > to || !wanted(report.flows[p.flow].id)) continue;
+    if (slice.packets++ == 0) slice.first_frame = p.frame;
+    slice.last_frame = p.frame;
+    ++slice.opcodes[p.opcode];
+  }
+  for (const WireViolation& v : report.violations) {
+    if (v.time >= from && v.time <= to && wanted(v.flow)) slice.violations.push_back(v);
+  }
+  for (const WireFault& f : report.faults) {
+    if (f.time >= from && f.time <= to && wanted(f.flow)) slice.faults.push_back(f);
+  }
+  return slice;
+}
+
+namespace {
+
+nlohmann::json ViolationsJson(const std::vector<WireViolation>& violations) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const WireViolation& v : violations) {
+    json.push_back({{"frame", v.frame},
+                    {"time", v.time},
+                    {"rule", v.rule},
+                    {"flow", v.flow},
+                    {"message", v.message},
+                    {"reference", v.reference}});
+  }
+  return json;
+}
+
+nlohmann::json FaultsJson(const std::vector<WireFault>& faults) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const WireFault& f : faults) {
+    json.push_back({{"frame", f.frame}, {"time", f.time}, {"flow", f.flow}, {"kind", f.kind}, {"detail", f.detail}});
+  }
+  return json;
+}
+
+}  // namespace
+
+nlohmann::json WireSliceJson(const WireSlice& slice) {
+  return {{"from", slice.from},
+          {"to", slice.to},
+          {"first_frame", slice.first_frame},
+          {"last_frame", slice.last_frame},
+          {"packets", slice.packets},
+          {"opcodes", slice.opcodes},
+          {"violations", ViolationsJson(slice.violations)},
+          {"faults", FaultsJson(slice.faults)}};
+}
+
+nlohmann::json WireReportJson(const WireReport& report) {
+  nlohmann::json flows = nlohmann::json::array();
+  for (const WireFlow& f : report.flows) {
+    nlohmann::json flow = {{"id", f.id},
+                           {"transport", f.transport},
+                           {"src", f.src},
+                           {"dst", f.dst},
+                           {"qp_type", f.qp_type},
+                           {"first_frame", f.first_frame},
+                           {"last_frame", f.last_frame},
+                           {"first_time", f.first_time},
+                           {"last_time", f.last_time},
+                           {"packets", f.packets},
+                           {"opcodes", f.opcodes},
+                           {"retransmissions", f.retransmissions}};
+    if (f.dest_qp >= 0) flow["dest_qp"] = f.dest_qp;
+    if (f.tcp_stream >= 0) flow["tcp_stream"] = f.tcp_stream;
+    flows.push_back(std::move(flow));
+  }
+  return {{"capture", report.capture},
+          {"ok", report.ok()},
+          {"cut_short", report.cut_short},
+          {"frames", report.frames},
+          {"roce_packets", report.roce_packets},
+          {"iwarp_pdus", report.iwarp_pdus},
+          {"truncated", report.truncated},
+          {"iwarp_undecoded", report.iwarp_undecoded},
+          {"crc_checked", report.crc_checked},
+          {"crc_unchecked", report.crc_unchecked},
+          {"opcodes", report.opcodes},
+          {"flows", flows},
+          {"violations", ViolationsJson(report.violations)},
+          {"faults", FaultsJson(report.faults)},
+          {"rules", WireRulesJson()}};
+}
+
+std::string WireReportText(const WireReport& report) {
+  std::string out = absl::StrCat(report.capture, ": ", report.frames, " frames, ", report.roce_packets,
+                                  " RoCEv2 packets, ", report.iwarp_pdus, " iWARP PDUs (", report.iwarp_undecoded, " undecoded) in ", report.flows.size(),
+                                  " flows; CRC checked on ", report.crc_checked, ", not checkable on ",
+                                  report.crc_unchecked, " (", report.truncated, " frames cut by the snap length); ",
+                                  report.faults.size(), " NAK/TERMINATE\n");
+  if (report.cut_short) {
+    absl::StrAppend(&out, "the file ends inside a packet (still being written?): the frames before it were checked\n");
+  }
+  if (report.ok()) {
+    absl::StrAppend(&out, "every rule holds\n");
+    return out;
+  }
+  for (const WireViolation& v : report.violations) {
+    absl::StrAppendFormat(&out, "frame %d %s: %s [%s] (%s)\n", v.frame, v.rule, v.message, v.flow, v.reference);
+  }
+  absl::StrAppend(&out, report.violations.size(), report.violations.size() == 1 ? " violation\n" : " violations\n");
+  return out;
+}
+
+}  // namespace rdmacheck
