@@ -1,7 +1,8 @@
-// Guarded targets across the side channel (two-host mode), without an RDMA device: a
+// Side-channel requests of protocol version 2 (two-host mode), without an RDMA device: a
 // ProxyGuardedTarget talks through a real PeerLink and TCP side channel to ServedTargets,
 // which serves a fake target in memory. The canary the access suites check on the peer
 // comes back byte for byte, and a changed byte anywhere (guard pages included) is caught.
+// The QP requests (move_qp_to, qp_state, rewire) carry what the peer needs.
 #include <atomic>
 #include <memory>
 #include <thread>
@@ -111,6 +112,7 @@ class FakePeer {
   std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
   FakeEndpoint endpoint;
   ServedTargets targets;
+  std::vector<nlohmann::json> qp_requests;  // move_qp_to, qp_state, rewire, as received
 
  private:
   nlohmann::json Answer(const nlohmann::json& request) {
@@ -124,10 +126,27 @@ class FakePeer {
       targets.DropEndpoint(1);
     } else if (ServedTargets::Handles(op)) {
       answer = targets.Handle(op, request.at("ep").get<int64_t>(), endpoint, request);
+    } else if (op == "move_qp_to" || op == "qp_state" || op == "rewire") {
+      qp_requests.push_back(request);
+      if (op == "qp_state") answer = nlohmann::json{{"state", static_cast<int>(IBV_QPS_RESET)}};
+      if (op == "rewire") answer = nlohmann::json{{"state", RewiredState(request)}};
     }
     if (!answer.ok()) return ErrorToJson(answer.status());
     (*answer)["ok"] = true;
     return *answer;
+  }
+
+  // An endpoint state (peer_server.cc's answer to a pair-building step) after a rewire.
+  static nlohmann::json RewiredState(const nlohmann::json& request) {
+    QpAddress own;
+    own.qp_num = 17;
+    own.psn = request.at("psn").get<uint32_t>();
+    absl::StatusOr<EndpointInfo> peer = InfoFromJson(request.at("peer"));
+    return {{"own", ToJson(EndpointInfo{own, {}})},
+            {"peer", ToJson(peer.ok() ? *peer : EndpointInfo{})},
+            {"qkey", 0},
+            {"cap",
+             {{"max_send_wr", 16}, {"max_recv_wr", 16}, {"max_send_sge", 1}, {"max_recv_sge", 1}, {"max_inline_data", 0}}}};
   }
 
   uint16_t port_ = 0;
@@ -181,6 +200,33 @@ TEST(RemoteTargetsTest, StateChangesTravelBothWays) {
   ASSERT_OK(target->Deregister());
   EXPECT_TRUE(served.deregistered);
   EXPECT_EQ(target->remote().rkey, 0x1300u) << "a deregistered target keeps its (now stale) rkey";
+}
+
+TEST(RemoteQpRequestsTest, StateMovesQueriesAndRewiresReachThePeer) {
+  FakePeer peer;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<PeerLink> link, PeerLink::Connect(peer.address(), IBV_TRANSPORT_IB));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Endpoint> endpoint, link->NewEndpoint());
+  ASSERT_OK(endpoint->MoveQpTo(IBV_QPS_ERR));
+  EXPECT_THAT(endpoint->QpState(), IsOkAndHolds(IBV_QPS_RESET));
+  QpAddress to;
+  to.qp_num = 99;
+  to.psn = 0x3000;
+  PairOptions options;
+  options.path_mtu = IBV_MTU_1024;
+  ASSERT_OK(endpoint->Rewire(to, 0x4000, options));
+  EXPECT_EQ(endpoint->address().psn, 0x4000u) << "the endpoint's state is taken over from the answer";
+  EXPECT_EQ(endpoint->peer_address().qp_num, 99u);
+
+  ASSERT_EQ(peer.qp_requests.size(), 3u);
+  EXPECT_EQ(peer.qp_requests[0]["op"], "move_qp_to");
+  EXPECT_EQ(peer.qp_requests[0]["state"], static_cast<int>(IBV_QPS_ERR));
+  EXPECT_EQ(peer.qp_requests[1]["op"], "qp_state");
+  EXPECT_EQ(peer.qp_requests[2]["psn"], 0x4000);
+  ASSERT_OK_AND_ASSIGN(PairOptions sent, OptionsFromJson(peer.qp_requests[2]["options"]));
+  EXPECT_EQ(sent.path_mtu, IBV_MTU_1024);
+  ASSERT_OK_AND_ASSIGN(EndpointInfo sent_peer, InfoFromJson(peer.qp_requests[2]["peer"]));
+  EXPECT_EQ(sent_peer.address.qp_num, 99u);
+  EXPECT_EQ(sent_peer.address.psn, 0x3000u);
 }
 
 TEST(RemoteTargetsTest, UnknownOrForeignTargetIsNotFound) {
