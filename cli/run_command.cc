@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/ascii.h"
@@ -179,9 +180,15 @@ int RunCommand(const std::vector<std::string>& positional) {
                                s.device, sum.total, sum.bodies, sum.pass, sum.fail, sum.skip, sum.xfail, sum.xpass,
                                results.duration_ms / 1000);
   if (!skips.empty()) std::cout << " (skipped for: " << skips << ")";
+  const bool two_host = !absl::GetFlag(FLAGS_peer).empty();
+  const std::map<std::string, PeerUse> peer_use = PeerUseBySuite(results.tests);
   for (const SuiteTiming& suite : results.suites) {
     std::cout << absl::StrFormat("\nrdmacheck run: suite %s: %.1f s, of it %.1f s test set-up (fixtures, pairs)",
                                  suite.name, suite.duration_ms / 1000, suite.setup_ms / 1000);
+    if (auto u = peer_use.find(suite.name); two_host && u != peer_use.end()) {
+      std::cout << absl::StrFormat("; two-host: %d ran with the peer, %d loopback only, %d other", u->second.peer,
+                                   u->second.loopback_only, u->second.other);
+    }
   }
   std::cout << "\nrdmacheck run: kernel log: " << results.environment.value("kernel_log", "")
             << "\nrdmacheck run: traffic counters: " << results.environment.value("traffic_counters", "");

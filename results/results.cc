@@ -53,6 +53,19 @@ std::string ConsequenceOf(const TestResult& result) {
   return end == std::string::npos ? "" : result.message.substr(prefix.size(), end - prefix.size());
 }
 
+std::map<std::string, PeerUse> PeerUseBySuite(const std::vector<TestResult>& tests) {
+  std::map<std::string, PeerUse> use;
+  for (const TestResult& t : tests) {
+    PeerUse& u = use[t.suite];
+    if (t.status == TestStatus::kSkip) {
+      ++(t.message.rfind(kLoopbackOnly, 0) == 0 ? u.loopback_only : u.other);
+    } else {
+      ++(t.peer_pairs > 0 ? u.peer : u.other);
+    }
+  }
+  return use;
+}
+
 RunSummary Summarize(const std::vector<TestResult>& tests) {
   RunSummary s;
   std::set<std::string> bodies;
@@ -106,6 +119,7 @@ nlohmann::json TestToJson(const TestResult& t) {
                       {"reference", t.reference},
                       {"needs", t.needs}};
   if (t.abnormal) j["abnormal"] = true;
+  if (t.peer_pairs > 0) j["peer_pairs"] = t.peer_pairs;
   if (!t.expectation_reason.empty()) {
     j["expectation"] = {{"reason", t.expectation_reason}, {"reference", t.expectation_reference}};
   }
@@ -123,6 +137,7 @@ absl::StatusOr<TestResult> TestFromJson(const nlohmann::json& j) {
   t.status = *status;
   t.duration_ms = j.value("duration_ms", 0.0);
   t.setup_ms = j.value("setup_ms", 0.0);
+  t.peer_pairs = j.value("peer_pairs", 0);
   t.message = j.value("message", "");
   t.capability = j.value("capability", "");
   t.purpose = j.value("purpose", "");

@@ -39,6 +39,9 @@ struct TestResult {
   bool abnormal = false;
   double duration_ms = 0;
   double setup_ms = 0;  // of duration_ms: fixture set-up and connecting pairs
+  // Two-host mode: the pairs whose remote endpoint the test built on the peer (0: none, or
+  // loopback). A test with any ran across the side channel (and, between hosts, the wire).
+  int peer_pairs = 0;
   // From the catalogue.
   std::string purpose;
   std::string reference;
@@ -73,6 +76,18 @@ std::string TestBodyName(const std::string& test_name);
 inline constexpr char kConsequenceOf[] = "consequence of ";
 // The test named by such a skip's message, or "".
 std::string ConsequenceOf(const TestResult& result);
+
+// A skip because the test needs both endpoints in one process, which two-host mode does
+// not give (a limitation of that mode, not of the device), says so first.
+inline constexpr char kLoopbackOnly[] = "loopback only";
+
+// Per suite, how a two-host run's tests used the peer: `peer` built a pair on it and ran
+// to a verdict (not a skip), `loopback_only` skipped as kLoopbackOnly, `other` neither (no
+// remote side, or skipped for a capability).
+struct PeerUse {
+  int peer = 0, loopback_only = 0, other = 0;
+};
+std::map<std::string, PeerUse> PeerUseBySuite(const std::vector<TestResult>& tests);
 
 struct RunSummary {
   int total = 0, pass = 0, fail = 0, skip = 0, xfail = 0, xpass = 0;

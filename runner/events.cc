@@ -32,6 +32,7 @@ std::string EncodeEvent(const TestEvent& e) {
     j["status"] = TestStatusName(e.status);
     j["duration_ms"] = e.duration_ms;
     j["setup_ms"] = e.setup_ms;
+    if (e.peer_pairs > 0) j["peer_pairs"] = e.peer_pairs;
     j["capability"] = e.capability;
   }
   if (!e.message.empty()) j["message"] = e.message;
@@ -61,6 +62,7 @@ absl::StatusOr<TestEvent> DecodeEvent(absl::string_view line) {
   e.capability = j.value("capability", "");
   e.duration_ms = j.value("duration_ms", 0.0);
   e.setup_ms = j.value("setup_ms", 0.0);
+  e.peer_pairs = j.value("peer_pairs", 0);
   e.start_us = j.value("start_us", int64_t{0});
   e.end_us = j.value("end_us", int64_t{0});
   if (j.contains("traffic")) e.traffic = j["traffic"];
@@ -112,6 +114,7 @@ class EventWriter : public ::testing::EmptyTestEventListener {
       const ::testing::TestProperty& p = result.GetTestProperty(i);
       if (absl::string_view(p.key()) == "rdmacheck_capability") e.capability = p.value();
       if (absl::string_view(p.key()) == kSetupMsProperty) e.setup_ms = std::atof(p.value());
+      if (absl::string_view(p.key()) == kPeerPairsProperty) e.peer_pairs = std::atoi(p.value());
     }
     AppendEvent(path_, e);
   }

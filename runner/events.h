@@ -26,6 +26,7 @@ struct TestEvent {
   std::string capability;
   double duration_ms = 0;
   double setup_ms = 0;  // fixture set-up and pair building (kSetupMsProperty)
+  int peer_pairs = 0;   // pairs built with the remote endpoint on the peer (kPeerPairsProperty)
   // The test's window on CLOCK_MONOTONIC, in microseconds (kernel_log.h attributes kernel
   // log lines by it): kStart carries start_us, kEnd both.
   int64_t start_us = 0, end_us = 0;

@@ -108,6 +108,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
           r.capability = e.capability;
           r.duration_ms = e.duration_ms;
           r.setup_ms = e.setup_ms;
+          r.peer_pairs = e.peer_pairs;
           r.start_us = e.start_us;
           r.end_us = e.end_us;
           r.traffic = std::move(e.traffic);

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Two-host mode on one host: starts `rdmacheck serve` in the background and runs the
-# datapath suites against it with `rdmacheck run --peer`, so every pair's remote endpoint
-# lives in the other process (the side channel, the proxy endpoints and the serving side
-# all run for real). With --bench it runs `rdmacheck bench --peer` instead (the echo side
+# Two-host mode on one host: starts `rdmacheck serve` in the background and runs every
+# suite against it with `rdmacheck run --peer`, so every pair's remote endpoint lives in
+# the other process (the side channel, the proxy endpoints and the serving side all run
+# for real); `run` prints per suite how many tests ran with the peer and how many are
+# loopback only. With --bench it runs `rdmacheck bench --peer` instead (the echo side
 # of each point in the serve process). On two hosts, run the two commands below on each
 # host instead.
 #
 #   scripts/two-host.sh [--bench] DEVICE [OUT_DIR]
 #
-# Env: RDMACHECK_BIN (default build/rdmacheck), SUITES (default datapath,atomics,rdma_cm),
+# Env: RDMACHECK_BIN (default build/rdmacheck), SUITES (default: all),
 #      TIMEOUT_MULTIPLIER (default 1, both processes), RUN_FLAGS (extra flags for `run`,
 #      e.g. --gtest_filter=...), BENCH_FLAGS (extra flags for `bench`, e.g. --sizes=64).
 # Exits with run's (bench's) status (2 if the server did not come up).
@@ -19,7 +20,7 @@ if [ "${1:-}" = --bench ]; then bench=1; shift; fi
 dev=${1:?usage: scripts/two-host.sh [--bench] DEVICE [OUT_DIR]}
 out=${2:-out/two-host/$dev}
 bin=${RDMACHECK_BIN:-build/rdmacheck}
-suites=${SUITES:-datapath,atomics,rdma_cm}
+suites=${SUITES:-}
 mkdir -p "$out"
 log=$out/serve.log
 
@@ -46,6 +47,6 @@ if [ $bench = 1 ]; then
   exit $?
 fi
 # shellcheck disable=SC2086  # RUN_FLAGS is a list of flags
-"$bin" run --device="$dev" --peer="127.0.0.1:$port" --suites="$suites" --out="$out" "$scale" ${RUN_FLAGS:-}
+"$bin" run --device="$dev" --peer="127.0.0.1:$port" ${suites:+--suites="$suites"} --out="$out" "$scale" ${RUN_FLAGS:-}
 exit $?
 }

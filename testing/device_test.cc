@@ -8,6 +8,7 @@
 namespace rdmacheck {
 namespace {
 absl::Duration setup_so_far;  // of the current test
+int peer_pairs_so_far = 0;    // of the current test
 }  // namespace
 
 void AddSetupTime(absl::Duration spent) {
@@ -21,6 +22,7 @@ void RecordMissingCapability(Cap cap) {
 
 void DeviceTest::SetUp() {
   setup_so_far = absl::ZeroDuration();
+  peer_pairs_so_far = 0;
   const absl::Time start = absl::Now();
   SetUpBase();
   AddSetupTime(absl::Now() - start);
@@ -43,6 +45,9 @@ absl::StatusOr<ConnectedPair> DeviceTest::CreatePair(PairOptions options) {
   const absl::Time start = absl::Now();
   absl::StatusOr<ConnectedPair> pair = ConnectedPair::Create(context(), selection(), options, TestDevice::Get().peer());
   AddSetupTime(absl::Now() - start);
+  if (pair.ok() && pair->two_host()) {
+    ::testing::Test::RecordProperty(kPeerPairsProperty, std::to_string(++peer_pairs_so_far));
+  }
   return pair;
 }
 

@@ -49,6 +49,10 @@ void RecordMissingCapability(Cap cap);
 inline constexpr char kSetupMsProperty[] = "rdmacheck_setup_ms";
 void AddSetupTime(absl::Duration spent);
 
+// Pairs the current test built with the remote endpoint on the peer (two-host mode), as
+// the test property kPeerPairsProperty (results.json: "peer_pairs").
+inline constexpr char kPeerPairsProperty[] = "rdmacheck_peer_pairs";
+
 }  // namespace rdmacheck
 
 // Skips the current test unless the device has `cap`: for needs that depend on a test
@@ -68,13 +72,17 @@ void AddSetupTime(absl::Duration spent);
 // and the report count it under it, not under a missing capability (results.h).
 #define RDMACHECK_SKIP_AS_CONSEQUENCE_OF(test_body) GTEST_SKIP() << ::rdmacheck::kConsequenceOf << test_body << ": "
 
-// Skips the current test in two-host mode: for tests that need the remote endpoint's verbs
-// objects (its QP, SRQ, completion channel, ...), which exist only in this process.
-#define RDMACHECK_REQUIRE_LOOPBACK(why)                                                          \
-  do {                                                                                          \
-    if (::rdmacheck::DeviceTest::TwoHost()) {                                                   \
-      GTEST_SKIP() << "loopback only (two-host mode drives the peer over a side channel): " << why; \
-    }                                                                                           \
+// Skips the current test in two-host mode: for tests that truly need both endpoints in
+// one process (objects the two endpoints share, the rdma_cm id of the passive side, ...).
+// `why` names what; the skip is a limitation of the mode, not of the device
+// (results.h kLoopbackOnly; `run --peer` counts these per suite).
+#define RDMACHECK_REQUIRE_LOOPBACK(why)                                                             \
+  do {                                                                                             \
+    if (::rdmacheck::DeviceTest::TwoHost()) {                                                      \
+      GTEST_SKIP() << ::rdmacheck::kLoopbackOnly                                                   \
+                   << " (a limitation of two-host mode, not of the device; it needs one process): " \
+                   << why;                                                                         \
+    }                                                                                              \
   } while (0)
 
 #endif  // RDMACHECK_TESTING_DEVICE_TEST_H_

@@ -61,6 +61,25 @@ TEST(ResultsTest, SummaryCountsBodiesAndConsequenceSkips) {
   EXPECT_TRUE(s.skipped_by_capability.empty());
 }
 
+// Two-host mode: a test counts as run with the peer only if it built a pair there and
+// reached a verdict; a skip for the mode's limitation is counted apart from other skips.
+TEST(ResultsTest, PeerUseCountsPeerPairsAndLoopbackOnlySkips) {
+  std::vector<TestResult> tests = {Result("access", "A.x", TestStatus::kPass), Result("access", "A.y", TestStatus::kXfail),
+                                   Result("access", "A.z", TestStatus::kSkip), Result("access", "A.w", TestStatus::kSkip),
+                                   Result("pd", "P.x", TestStatus::kPass), Result("pd", "P.y", TestStatus::kSkip)};
+  tests[0].peer_pairs = 1;
+  tests[1].peer_pairs = 2;
+  tests[2].message = std::string(kLoopbackOnly) + " (...): the window is bound in this process";
+  tests[3].peer_pairs = 1;  // built a pair, then skipped for a capability: not a run
+  tests[3].message = "capability mw_type2 absent";
+  std::map<std::string, PeerUse> use = PeerUseBySuite(tests);
+  EXPECT_EQ(use["access"].peer, 2);
+  EXPECT_EQ(use["access"].loopback_only, 1);
+  EXPECT_EQ(use["access"].other, 1);
+  EXPECT_EQ(use["pd"].peer, 0);
+  EXPECT_EQ(use["pd"].other, 2);
+}
+
 TEST(ResultsTest, XpassFailsTheRunAndXfailDoesNot) {
   EXPECT_EQ(ExitCodeFor(Summarize({Result("a", "T.x", TestStatus::kXfail)})), 0);
   EXPECT_EQ(ExitCodeFor(Summarize({Result("a", "T.x", TestStatus::kXpass)})), 1);
@@ -72,7 +91,10 @@ TEST(ResultsTest, JsonRoundTripKeepsEveryField) {
   run.tests[0].needs = {"atomics"};
   run.tests[0].purpose = "p";
   run.tests[0].reference = "IBTA";
+  run.tests[0].peer_pairs = 3;
   nlohmann::json json = ResultsToJson(run);
+  EXPECT_EQ(json["tests"][0]["peer_pairs"], 3);
+  EXPECT_FALSE(json["tests"][1].contains("peer_pairs"));  // loopback: left out
   EXPECT_EQ(json["schema"], "rdmacheck.results/1");
   EXPECT_EQ(json["summary"]["skipped_by_capability"]["cq_resize"], 2);
   ASSERT_OK_AND_ASSIGN(RunResults back, ResultsFromJson(json));

@@ -15,6 +15,19 @@ PathOptions PathFor(const Selection& selection, PathOptions base, absl::optional
   return base;
 }
 
+namespace {
+
+// An endpoint takes its shared objects from `passive_shared` (LocalEndpoint::AddResources):
+// the active one gets `active_shared` there.
+PairOptions ActiveSide(const PairOptions& options) {
+  PairOptions active = options;
+  active.passive_shared = options.active_shared;
+  active.active_shared = {};
+  return active;
+}
+
+}  // namespace
+
 absl::StatusOr<ConnectedPair> ConnectedPair::Create(ibv_context* context, const Selection& selection,
                                                     const PairOptions& options, RemoteEndpointFactory* peer) {
   PairOptions o = options;
@@ -34,13 +47,12 @@ absl::StatusOr<ConnectedPair> ConnectedPair::Create(ibv_context* context, const 
     RDMACHECK_ASSIGN_OR_RETURN(pair.remote_, peer->NewEndpoint());
   }
   RDMACHECK_RETURN_IF_ERROR(pair.method_ == ConnectMethod::kManual ? pair.ConnectManually(o) : pair.ConnectWithCm(o));
+  pair.options_ = o;
   return pair;
 }
 
 absl::Status ConnectedPair::ConnectManually(const PairOptions& options) {
-  // The active side alone uses no shared objects; they are for the passive endpoints.
-  PairOptions active = options;
-  active.passive_shared = {};
+  const PairOptions active = ActiveSide(options);
   RDMACHECK_ASSIGN_OR_RETURN(EndpointInfo local_info, local_->Prepare(active));
   RDMACHECK_ASSIGN_OR_RETURN(EndpointInfo remote_info, remote_->Prepare(options));
   RDMACHECK_RETURN_IF_ERROR(remote_->Wire(local_info, options));
@@ -48,8 +60,7 @@ absl::Status ConnectedPair::ConnectManually(const PairOptions& options) {
 }
 
 absl::Status ConnectedPair::ConnectWithCm(const PairOptions& options) {
-  PairOptions active = options;
-  active.passive_shared = {};
+  const PairOptions active = ActiveSide(options);
   RDMACHECK_ASSIGN_OR_RETURN(sockaddr_storage listening, remote_->Listen(options));
   RDMACHECK_RETURN_IF_ERROR(local_->Connect(listening, active));
   RDMACHECK_RETURN_IF_ERROR(remote_->Accept(options));

@@ -54,6 +54,9 @@ class ConnectedPair {
   LocalEndpoint& local() { return *local_; }
   Endpoint& remote() { return *remote_; }
   ConnectMethod method() const { return method_; }
+  // The options the pair was built with, as completed by Create() (connect method; in
+  // two-host mode the path MTU both ports carry).
+  const PairOptions& options() const { return options_; }
   bool two_host() const { return !remote_->in_this_process(); }
 
  private:
@@ -66,6 +69,7 @@ class ConnectedPair {
   std::unique_ptr<LocalEndpoint> local_;
   std::unique_ptr<Endpoint> remote_;
   ConnectMethod method_ = ConnectMethod::kManual;
+  PairOptions options_;
 };
 
 // PathOptions for `selection`: its port, GID index, and MTU (active MTU unless `mtu` set).

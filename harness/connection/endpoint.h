@@ -21,11 +21,13 @@
 #include <sys/socket.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "harness/connection/guarded_target.h"
 #include "harness/connection/pair_options.h"
 #include "harness/connection/qp_attr.h"
 #include "harness/connection/work_requests.h"
@@ -88,6 +90,17 @@ class Endpoint {
   // Whatever completes within `quiet` (to show that nothing does).
   virtual absl::StatusOr<std::vector<ibv_wc>> DrainSends(absl::Duration quiet) = 0;
   virtual absl::StatusOr<std::vector<ibv_wc>> DrainRecvs(absl::Duration quiet) = 0;
+
+  // Target memory for an access test on this endpoint's side (guarded_target.h), on its PD
+  // or a PD of its own; destroy it before the endpoint.
+  virtual absl::StatusOr<std::unique_ptr<GuardedTarget>> Guard(const GuardSpec& spec) = 0;
+  // ibv_modify_qp of the QP's state alone (e.g. to ERR or RESET: a responder that cannot
+  // answer), and ibv_query_qp of it.
+  virtual absl::Status MoveQpTo(ibv_qp_state state) = 0;
+  virtual absl::StatusOr<ibv_qp_state> QpState() const = 0;
+  // Manual wiring again, of a QP moved back to RESET: RESET->INIT->RTR->RTS towards `peer`
+  // with `sq_psn` as this side's first PSN.
+  virtual absl::Status Rewire(const QpAddress& peer, uint32_t sq_psn, const PairOptions& options) = 0;
 
   // ---- In this process only (null / empty for an endpoint in a peer process).
   virtual ibv_context* context() const { return nullptr; }

@@ -22,6 +22,30 @@ LocalEndpoint::~LocalEndpoint() {
   }
 }
 
+absl::StatusOr<std::unique_ptr<GuardedTarget>> LocalEndpoint::Guard(const GuardSpec& spec) {
+  RDMACHECK_ASSIGN_OR_RETURN(std::unique_ptr<LocalGuardedTarget> target, LocalGuardedTarget::Create(pd_, qp_, spec));
+  return std::unique_ptr<GuardedTarget>(std::move(target));
+}
+
+absl::Status LocalEndpoint::MoveQpTo(ibv_qp_state state) {
+  if (qp_ == nullptr) return absl::FailedPreconditionError("the endpoint has no QP yet (is the pair built?)");
+  return ModifyQp(qp_, QpAttr().set_state(state));
+}
+
+absl::StatusOr<ibv_qp_state> LocalEndpoint::QpState() const {
+  if (qp_ == nullptr) return absl::FailedPreconditionError("the endpoint has no QP yet (is the pair built?)");
+  RDMACHECK_ASSIGN_OR_RETURN(ibv_qp_attr attr, QueryQp(qp_, IBV_QP_STATE));
+  return attr.qp_state;
+}
+
+absl::Status LocalEndpoint::Rewire(const QpAddress& peer, uint32_t sq_psn, const PairOptions& options) {
+  if (qp_ == nullptr) return absl::FailedPreconditionError("the endpoint has no QP yet (is the pair built?)");
+  RDMACHECK_RETURN_IF_ERROR(BringUp(qp_, peer, sq_psn, Path(options)));
+  address_.psn = sq_psn;
+  peer_address_ = peer;
+  return absl::OkStatus();
+}
+
 PathOptions LocalEndpoint::Path(const PairOptions& options) const {
   return PathFor(selection_, options.path, options.path_mtu);
 }

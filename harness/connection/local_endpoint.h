@@ -38,6 +38,10 @@ class LocalEndpoint : public Endpoint {
   absl::StatusOr<std::vector<ibv_wc>> PollRecvs(int count, absl::Duration timeout = DefaultWait()) override;
   absl::StatusOr<std::vector<ibv_wc>> DrainSends(absl::Duration quiet) override;
   absl::StatusOr<std::vector<ibv_wc>> DrainRecvs(absl::Duration quiet) override;
+  absl::StatusOr<std::unique_ptr<GuardedTarget>> Guard(const GuardSpec& spec) override;
+  absl::Status MoveQpTo(ibv_qp_state state) override;
+  absl::StatusOr<ibv_qp_state> QpState() const override;
+  absl::Status Rewire(const QpAddress& peer, uint32_t sq_psn, const PairOptions& options) override;
 
   ibv_context* context() const override { return pd_ != nullptr ? pd_->context : device_context_; }
   ibv_pd* pd() const override { return pd_; }

@@ -13,10 +13,11 @@
 
 namespace rdmacheck {
 
-// Objects the passive endpoint uses instead of creating its own, so that several pairs
-// share them (e.g. one SRQ behind many QPs). They must be created on PairContext() of the
-// pair's connect method, outlive the pairs, and cannot cross to another process (two-host
-// mode refuses them).
+// Objects an endpoint uses instead of creating its own, so that several pairs share them
+// (e.g. one SRQ behind many QPs), or so that a test owns the object it checks (a CQ). They
+// must be created on PairContext() of the pair's connect method, outlive the pairs, and
+// cannot cross to another process: the active endpoint (local(), always in this process)
+// takes them in every mode; the passive one only in loopback (two-host mode refuses them).
 struct SharedObjects {
   ibv_pd* pd = nullptr;       // required when any other field is set
   ibv_srq* srq = nullptr;     // receives go here
@@ -42,7 +43,8 @@ struct PairOptions {
   // Non-zero: the QPs are created with ibv_create_qp_ex / rdma_create_qp_ex with these
   // IBV_QP_EX_WITH_* flags, for the ibv_wr_* API (Endpoint::qp_ex()).
   uint64_t send_ops_flags = 0;
-  SharedObjects passive_shared;
+  SharedObjects passive_shared;  // loopback only
+  SharedObjects active_shared;   // in two-host mode too
   // Timeouts, retries, RD atomic depth, QKey, QP access flags; port and sgid_index are
   // taken from each endpoint's own selection.
   PathOptions path;

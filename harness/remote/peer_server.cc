@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/connection/local_endpoint.h"
+#include "harness/remote/served_targets.h"
 #include "harness/remote/wire.h"
 #include "harness/status.h"
 #include "harness/timeouts.h"
@@ -73,11 +74,22 @@ class Session {
       return nlohmann::json{{"ep", id}};
     }
     RDMACHECK_ASSIGN_OR_RETURN(LocalEndpoint * e, Find(request));
+    const int64_t ep = request.at("ep").get<int64_t>();
     if (op == "destroy") {
-      endpoints_.erase(request.at("ep").get<int64_t>());
+      targets_.DropEndpoint(ep);
+      endpoints_.erase(ep);
       return nlohmann::json::object();
     }
-    if (op == "prepare" || op == "wire" || op == "listen" || op == "accept" || op == "established") {
+    if (ServedTargets::Handles(op)) return targets_.Handle(op, ep, *e, request);
+    if (op == "move_qp_to") {
+      RDMACHECK_RETURN_IF_ERROR(e->MoveQpTo(static_cast<ibv_qp_state>(request.at("state").get<int>())));
+      return nlohmann::json::object();
+    }
+    if (op == "qp_state") {
+      RDMACHECK_ASSIGN_OR_RETURN(ibv_qp_state state, e->QpState());
+      return nlohmann::json{{"state", static_cast<int>(state)}};
+    }
+    if (op == "prepare" || op == "wire" || op == "rewire" || op == "listen" || op == "accept" || op == "established") {
       nlohmann::json answer = nlohmann::json::object();
       if (op == "established") {
         RDMACHECK_RETURN_IF_ERROR(e->AwaitEstablished());
@@ -88,6 +100,9 @@ class Session {
         } else if (op == "wire") {
           RDMACHECK_ASSIGN_OR_RETURN(EndpointInfo peer, InfoFromJson(request.at("peer")));
           RDMACHECK_RETURN_IF_ERROR(e->Wire(peer, options));
+        } else if (op == "rewire") {
+          RDMACHECK_ASSIGN_OR_RETURN(EndpointInfo peer, InfoFromJson(request.at("peer")));
+          RDMACHECK_RETURN_IF_ERROR(e->Rewire(peer.address, request.at("psn").get<uint32_t>(), options));
         } else if (op == "listen") {
           RDMACHECK_ASSIGN_OR_RETURN(sockaddr_storage address, e->Listen(options));
           answer["address"] = SockaddrToHex(address);
@@ -152,6 +167,7 @@ class Session {
   const std::map<std::string, PeerServer::Handler>& handlers_;
   int64_t next_id_ = 1;
   std::map<int64_t, std::unique_ptr<LocalEndpoint>> endpoints_;
+  ServedTargets targets_;  // declared after endpoints_: destroyed first (their MRs are on the endpoints' PDs)
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "harness/remote/proxy_endpoint.h"
 
 #include "absl/strings/str_cat.h"
+#include "harness/remote/proxy_guarded_target.h"
 #include "harness/remote/wire.h"
 #include "harness/status.h"
 
@@ -91,6 +92,24 @@ absl::StatusOr<std::vector<ibv_wc>> ProxyEndpoint::DrainSends(absl::Duration qui
 }
 absl::StatusOr<std::vector<ibv_wc>> ProxyEndpoint::DrainRecvs(absl::Duration quiet) {
   return Poll("recv", 0, quiet, true);
+}
+
+absl::StatusOr<std::unique_ptr<GuardedTarget>> ProxyEndpoint::Guard(const GuardSpec& spec) {
+  return ProxyGuardedTarget::Create(this, spec);
+}
+
+absl::Status ProxyEndpoint::MoveQpTo(ibv_qp_state state) {
+  return Call("move_qp_to", {{"state", static_cast<int>(state)}}).status();
+}
+
+absl::StatusOr<ibv_qp_state> ProxyEndpoint::QpState() const {
+  RDMACHECK_ASSIGN_OR_RETURN(nlohmann::json answer, Call("qp_state"));
+  return static_cast<ibv_qp_state>(answer.value("state", -1));
+}
+
+absl::Status ProxyEndpoint::Rewire(const QpAddress& peer, uint32_t sq_psn, const PairOptions& options) {
+  return Step("rewire", {{"peer", ToJson(EndpointInfo{peer, peer_buffer_})}, {"psn", sq_psn}, {"options", ToJson(options)}})
+      .status();
 }
 
 absl::StatusOr<EndpointInfo> ProxyEndpoint::Prepare(const PairOptions& options) {

@@ -26,6 +26,10 @@ class ProxyEndpoint : public Endpoint {
   absl::StatusOr<std::vector<ibv_wc>> PollRecvs(int count, absl::Duration timeout = DefaultWait()) override;
   absl::StatusOr<std::vector<ibv_wc>> DrainSends(absl::Duration quiet) override;
   absl::StatusOr<std::vector<ibv_wc>> DrainRecvs(absl::Duration quiet) override;
+  absl::StatusOr<std::unique_ptr<GuardedTarget>> Guard(const GuardSpec& spec) override;  // proxy_guarded_target.h
+  absl::Status MoveQpTo(ibv_qp_state state) override;
+  absl::StatusOr<ibv_qp_state> QpState() const override;
+  absl::Status Rewire(const QpAddress& peer, uint32_t sq_psn, const PairOptions& options) override;
 
   absl::StatusOr<EndpointInfo> Prepare(const PairOptions& options) override;
   absl::Status Wire(const EndpointInfo& peer, const PairOptions& options) override;

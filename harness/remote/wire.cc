@@ -34,8 +34,6 @@ QpAddress AddressFromJson(const nlohmann::json& j) {
   return a;
 }
 
-nlohmann::json ToJson(const RemoteBuffer& b) { return {{"addr", b.addr}, {"rkey", b.rkey}, {"length", b.length}}; }
-
 RemoteBuffer BufferFromJson(const nlohmann::json& j) {
   return {j.at("addr").get<uint64_t>(), j.at("rkey").get<uint32_t>(), j.at("length").get<uint32_t>()};
 }
@@ -143,6 +141,20 @@ absl::StatusOr<std::vector<Slice>> SlicesFromJson(const nlohmann::json& j) {
     std::vector<Slice> slices;
     for (const nlohmann::json& s : j) slices.push_back({s.at(0).get<size_t>(), s.at(1).get<uint32_t>()});
     return slices;
+  });
+}
+
+nlohmann::json ToJson(const RemoteBuffer& b) { return {{"addr", b.addr}, {"rkey", b.rkey}, {"length", b.length}}; }
+
+absl::StatusOr<RemoteBuffer> RemoteBufferFromJson(const nlohmann::json& j) {
+  return Parse<RemoteBuffer>("remote buffer", [&] { return BufferFromJson(j); });
+}
+
+nlohmann::json ToJson(const GuardSpec& spec) { return {{"access", spec.access}, {"other_pd", spec.other_pd}}; }
+
+absl::StatusOr<GuardSpec> GuardSpecFromJson(const nlohmann::json& j) {
+  return Parse<GuardSpec>("guarded target", [&] {
+    return GuardSpec{j.at("access").get<int>(), j.at("other_pd").get<bool>()};
   });
 }
 

@@ -1,5 +1,6 @@
 // JSON forms of what crosses the side channel in two-host mode: pair options, endpoint
-// addresses, work requests, completions, patterns and errors.
+// addresses, remote buffers, guarded targets' specs, work requests, completions, patterns
+// and errors.
 #ifndef RDMACHECK_HARNESS_REMOTE_WIRE_H_
 #define RDMACHECK_HARNESS_REMOTE_WIRE_H_
 
@@ -16,13 +17,20 @@
 namespace rdmacheck {
 
 // Protocol version; `hello` refuses a peer with another one.
-inline constexpr int kSideChannelVersion = 1;
+// 2: guarded targets ("guard", "target_*"), "move_qp_to", "qp_state" and "rewire".
+inline constexpr int kSideChannelVersion = 2;
 
 nlohmann::json ToJson(const PairOptions& options);  // fails on SharedObjects: see OptionsFromJson
 absl::StatusOr<PairOptions> OptionsFromJson(const nlohmann::json& json);
 
 nlohmann::json ToJson(const EndpointInfo& info);
 absl::StatusOr<EndpointInfo> InfoFromJson(const nlohmann::json& json);
+
+nlohmann::json ToJson(const RemoteBuffer& buffer);
+absl::StatusOr<RemoteBuffer> RemoteBufferFromJson(const nlohmann::json& json);
+
+nlohmann::json ToJson(const GuardSpec& spec);
+absl::StatusOr<GuardSpec> GuardSpecFromJson(const nlohmann::json& json);
 
 nlohmann::json ToJson(const SendRequest& request);
 absl::StatusOr<SendRequest> RequestFromJson(const nlohmann::json& json);

@@ -4,14 +4,14 @@
 // owns the SGE, and the memory behind it is untouched.
 #include <infiniband/verbs.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "harness/connection/guarded_target.h"
+#include "suites/access/refusal.h"
 #include "testing/completion_matchers.h"
 #include "testing/pair_test.h"
-#include "harness/verbs/factories.h"
-#include "suites/access/guarded_region.h"
-#include "suites/access/refusal.h"
 
 namespace rdmacheck {
 namespace {
@@ -38,30 +38,16 @@ struct LocalCase {
 };
 std::string ParamName(const LocalCase& c) { return AccessOpName(c.op) + "_" + LocalFaultName(c.fault); }
 
-// The memory behind a faulty SGE, and the SGE: a guarded region on the endpoint's PD or on
-// `other_pd`, registered with LOCAL_WRITE unless the fault is its absence.
-struct FaultySge {
-  PdPtr other_pd;
-  absl::optional<GuardedRegion> region;
-  ibv_sge sge{};
-};
-
-absl::StatusOr<FaultySge> MakeFaultySge(Endpoint& endpoint, LocalFault fault, uint32_t length) {
-  FaultySge faulty;
-  ibv_pd* pd = endpoint.pd();
-  if (fault == LocalFault::kMrOfAnotherPd) {
-    auto other = AllocPd(endpoint.context());
-    if (!other.ok()) return other.status();
-    faulty.other_pd = std::move(*other);
-    pd = faulty.other_pd.get();
-  }
-  auto region = GuardedRegion::Create(pd, fault == LocalFault::kNoLocalWrite ? 0 : IBV_ACCESS_LOCAL_WRITE);
-  if (!region.ok()) return region.status();
-  faulty.region.emplace(std::move(*region));
-  faulty.sge = {faulty.region->remote().addr, length, faulty.region->mr()->lkey};
-  if (fault == LocalFault::kBadLkey) faulty.sge.lkey ^= 0x5a;
-  return faulty;
+// The memory behind a faulty SGE, on the side that owns the SGE: a guarded target on the
+// endpoint's PD or on a PD of its own, with LOCAL_WRITE unless the fault is its absence.
+GuardSpec FaultyMemory(LocalFault fault) {
+  GuardSpec spec;
+  spec.access = fault == LocalFault::kNoLocalWrite ? 0 : IBV_ACCESS_LOCAL_WRITE;
+  spec.other_pd = fault == LocalFault::kMrOfAnotherPd;
+  return spec;
 }
+// What to XOR the target's lkey with: non-zero for a bad lkey.
+uint32_t LkeyXor(LocalFault fault) { return fault == LocalFault::kBadLkey ? 0x5a : 0; }
 
 class LocalSgeAccessTest : public PairTestWith<LocalCase> {};
 
@@ -72,22 +58,22 @@ RDMACHECK_ABOUT(LocalSgeAccessTest, RequesterReportsLocalProtectionError,
                 "IBTA Vol 1 10.6.3.1 (L_Key checks: key, PD, access), 11.6.2; ibv_poll_cq(3) IBV_WC_LOC_PROT_ERR",
                 Cap::kRcQp);
 TEST_P(LocalSgeAccessTest, RequesterReportsLocalProtectionError) {
-  RDMACHECK_REQUIRE_LOOPBACK("the peer's buffer is checked in this process");
   const LocalCase& c = param();
   RDMACHECK_REQUIRE(CapOf(c.op));
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
   ASSERT_OK(pair.remote().Fill({0, 64}, Pattern::Constant(0x3c)));
-  ASSERT_OK_AND_ASSIGN(FaultySge faulty, MakeFaultySge(pair.local(), c.fault, 8));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GuardedTarget> faulty, pair.local().Guard(FaultyMemory(c.fault)));
+  ibv_sge sge{faulty->remote().addr, 8, faulty->lkey() ^ LkeyXor(c.fault)};
 
   ibv_send_wr wr = c.op == AccessOp::kSend
-                       ? SendWr(1, &faulty.sge, 1)
-                       : RdmaWr(1, &faulty.sge, 1, c.op == AccessOp::kWrite ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
+                       ? SendWr(1, &sge, 1)
+                       : RdmaWr(1, &sge, 1, c.op == AccessOp::kWrite ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
                                 pair.local().peer_buffer().At(0, 8));
   ASSERT_OK(pair.remote().PostRecv(2, 0, 64));
   ASSERT_OK(pair.local().PostSend(wr));
   ASSERT_OK_AND_ASSIGN(ibv_wc wc, pair.local().PollSend());
   EXPECT_THAT(wc, CompletionIs(ErrorCompletion(1, pair.local().qp_num(), IBV_WC_LOC_PROT_ERR)));
-  EXPECT_OK(faulty.region->CheckCanary());
+  EXPECT_OK(faulty->CheckCanary());
   EXPECT_OK(pair.remote().Check({0, 64}, Pattern::Constant(0x3c)));
 }
 
@@ -120,11 +106,10 @@ RDMACHECK_ABOUT(ReceiveSgeAccessTest, ReceiverReportsLocalProtectionError,
                 "ibv_poll_cq(3)",
                 Cap::kRcQp);
 TEST_P(ReceiveSgeAccessTest, ReceiverReportsLocalProtectionError) {
-  RDMACHECK_REQUIRE_LOOPBACK("the receive is posted with a raw SGE in this process");
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
-  ASSERT_OK_AND_ASSIGN(FaultySge faulty, MakeFaultySge(pair.remote(), param(), 64));
-  ibv_recv_wr recv = RecvWr(2, &faulty.sge, 1);
-  ASSERT_OK(PostRecv(pair.remote().qp(), recv));
+  // The faulty receive is on the responder's side: on the peer host in two-host mode.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GuardedTarget> faulty, pair.remote().Guard(FaultyMemory(param())));
+  ASSERT_OK(faulty->PostRecv(2, 64, LkeyXor(param())));
   ASSERT_OK(pair.local().Fill({0, 64}, Pattern::Seeded(9)));
   ASSERT_OK(pair.local().Post(SendRequest::Send(1, {{0, 64}})));
 
@@ -132,7 +117,7 @@ TEST_P(ReceiveSgeAccessTest, ReceiverReportsLocalProtectionError) {
   EXPECT_THAT(received, CompletionIs(ErrorCompletion(2, pair.remote().qp_num(), IBV_WC_LOC_PROT_ERR)));
   ASSERT_OK_AND_ASSIGN(ibv_wc sent, pair.local().PollSend());
   EXPECT_THAT(sent, IsRefusal(SenderStatuses(IsIwarp())));
-  EXPECT_OK(faulty.region->CheckCanary());
+  EXPECT_OK(faulty->CheckCanary());
 }
 
 INSTANTIATE_TEST_SUITE_P(Connect, ReceiveSgeAccessTest,

@@ -1,6 +1,9 @@
 // Remote access through a memory window: the window's rkey opens only the window, only
 // with the rights the bind granted, only while the window is bound. Each refused access
 // leaves the window's MR and the pages around it untouched.
+// The window is bound with verbs calls on the responder's QP, so the responder is
+// pair.local() (in this process in every mode) and the requests come from pair.remote()
+// (on the peer host in two-host mode).
 #include <infiniband/verbs.h>
 
 #include <string>
@@ -10,7 +13,7 @@
 #include "harness/status.h"
 #include "testing/pair_test.h"
 #include "harness/verbs/factories.h"
-#include "suites/access/guarded_region.h"
+#include "harness/connection/guarded_region.h"
 #include "suites/access/refusal.h"
 
 namespace rdmacheck {
@@ -60,7 +63,7 @@ std::vector<MwCase> AllMwCases() {
 
 class MwAccessTest : public PairTestWith<MwCase> {
  protected:
-  // Binds `mw` over the window of `mr` granting `rights` through pair.remote()'s QP (type 1:
+  // Binds `mw` over the window of `mr` granting `rights` through pair.local()'s QP (type 1:
   // ibv_bind_mw; type 2: an IBV_WR_BIND_MW work request) and returns the window's rkey.
   static absl::StatusOr<uint32_t> Bind(ConnectedPair& pair, ibv_mw* mw, ibv_mr* mr, size_t offset, uint64_t length,
                                        int rights) {
@@ -70,14 +73,14 @@ class MwAccessTest : public PairTestWith<MwCase> {
       bind.wr_id = 70;
       bind.send_flags = IBV_SEND_SIGNALED;
       bind.bind_info = {mr, reinterpret_cast<uint64_t>(mr->addr) + offset, length, static_cast<unsigned>(rights)};
-      if (int rc = ibv_bind_mw(pair.remote().qp(), mw, &bind); rc != 0) return ErrnoStatus(rc, "ibv_bind_mw");
+      if (int rc = ibv_bind_mw(pair.local().qp(), mw, &bind); rc != 0) return ErrnoStatus(rc, "ibv_bind_mw");
       rkey = mw->rkey;
     } else {
       ibv_send_wr wr = BindMwWr(70, mw, mr, offset, length, rights);
-      RDMACHECK_RETURN_IF_ERROR(pair.remote().PostSend(wr));
+      RDMACHECK_RETURN_IF_ERROR(pair.local().PostSend(wr));
       rkey = wr.bind_mw.rkey;
     }
-    RDMACHECK_ASSIGN_OR_RETURN(ibv_wc wc, PollCompletion(pair.remote().send_cq()));
+    RDMACHECK_ASSIGN_OR_RETURN(ibv_wc wc, PollCompletion(pair.local().send_cq()));
     if (wc.status != IBV_WC_SUCCESS) return absl::InternalError("the bind failed: " + DescribeWc(wc));
     return rkey;
   }
@@ -90,8 +93,8 @@ class MwAccessTest : public PairTestWith<MwCase> {
     wr.opcode = IBV_WR_LOCAL_INV;
     wr.send_flags = IBV_SEND_SIGNALED;
     wr.invalidate_rkey = rkey;
-    RDMACHECK_RETURN_IF_ERROR(pair.remote().PostSend(wr));
-    RDMACHECK_ASSIGN_OR_RETURN(ibv_wc wc, PollCompletion(pair.remote().send_cq()));
+    RDMACHECK_RETURN_IF_ERROR(pair.local().PostSend(wr));
+    RDMACHECK_ASSIGN_OR_RETURN(ibv_wc wc, PollCompletion(pair.local().send_cq()));
     if (wc.status != IBV_WC_SUCCESS) return absl::InternalError("the local invalidate failed: " + DescribeWc(wc));
     return absl::OkStatus();
   }
@@ -106,15 +109,14 @@ RDMACHECK_ABOUT(MwAccessTest, IsRefusedAndMemoryIsUntouched,
                 "bind); ibv_bind_mw(3), ibv_alloc_mw(3)",
                 Cap::kRcQp);
 TEST_P(MwAccessTest, IsRefusedAndMemoryIsUntouched) {
-  RDMACHECK_REQUIRE_LOOPBACK("the window is bound and its canary checked in this process");
   const MwCase& c = param();
   RDMACHECK_REQUIRE(c.type == IBV_MW_TYPE_1 ? Cap::kMwType1 : Cap::kMwType2);
   RDMACHECK_REQUIRE(CapOf(c.op));
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
   ASSERT_OK_AND_ASSIGN(GuardedRegion target,
-                       GuardedRegion::Create(pair.remote().pd(), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                                                                     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_MW_BIND));
-  ASSERT_OK_AND_ASSIGN(MwPtr mw, AllocMw(pair.remote().pd(), c.type));
+                       GuardedRegion::Create(pair.local().pd(), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                                                                    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_MW_BIND));
+  ASSERT_OK_AND_ASSIGN(MwPtr mw, AllocMw(pair.local().pd(), c.type));
   const int granted = c.fault == MwFault::kMissingRight
                           ? (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ) & ~RemoteRightOf(c.op)
                           : IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
@@ -127,13 +129,13 @@ TEST_P(MwAccessTest, IsRefusedAndMemoryIsUntouched) {
     case MwFault::kOutsideWindow: aim.addr += kWindowLength; break;
     case MwFault::kMissingRight: break;
   }
-  ASSERT_OK(pair.local().Fill({0, 64}, Pattern::Constant(0xa5)));
-  ASSERT_OK_AND_ASSIGN(Refusal refusal, PostRefused(pair, RequestOf(c.op, /*wr_id=*/1, aim)));
+  ASSERT_OK(pair.remote().Fill({0, 64}, Pattern::Constant(0xa5)));
+  ASSERT_OK_AND_ASSIGN(Refusal refusal, PostRefused(pair.remote(), pair.local(), RequestOf(c.op, /*wr_id=*/1, aim)));
   EXPECT_THAT(refusal.requester, IsRefusal(RemoteAccessStatuses(c.op, IsIwarp())));
   EXPECT_THAT(refusal.responder_recv, IsFlushed());
   EXPECT_OK(target.CheckCanary());
   if (c.op == AccessOp::kRead) {
-    EXPECT_OK(pair.local().Check({0, 64}, Pattern::Constant(0xa5))) << "the refused READ brought bytes back";
+    EXPECT_OK(pair.remote().Check({0, 64}, Pattern::Constant(0xa5))) << "the refused READ brought bytes back";
   }
 }
 

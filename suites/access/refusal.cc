@@ -8,10 +8,10 @@ namespace {
 
 constexpr uint64_t kResponderRecvId = 900;
 
-absl::StatusOr<Refusal> AwaitRefusal(ConnectedPair& pair) {
+absl::StatusOr<Refusal> AwaitRefusal(Endpoint& requester, Endpoint& responder) {
   Refusal refusal;
-  RDMACHECK_ASSIGN_OR_RETURN(refusal.requester, pair.local().PollSend());
-  absl::StatusOr<ibv_wc> recv = pair.remote().PollRecv(Scaled(absl::Seconds(1)));
+  RDMACHECK_ASSIGN_OR_RETURN(refusal.requester, requester.PollSend());
+  absl::StatusOr<ibv_wc> recv = responder.PollRecv(Scaled(absl::Seconds(1)));
   if (recv.ok()) refusal.responder_recv = *recv;
   return refusal;
 }
@@ -65,15 +65,19 @@ SendRequest RequestOf(AccessOp op, uint64_t wr_id, const RemoteBuffer& remote, u
 }
 
 absl::StatusOr<Refusal> PostRefused(ConnectedPair& pair, const SendRequest& request) {
-  RDMACHECK_RETURN_IF_ERROR(pair.remote().PostRecv(kResponderRecvId, 0, 64));
-  RDMACHECK_RETURN_IF_ERROR(pair.local().Post(request));
-  return AwaitRefusal(pair);
+  return PostRefused(pair.local(), pair.remote(), request);
+}
+
+absl::StatusOr<Refusal> PostRefused(Endpoint& requester, Endpoint& responder, const SendRequest& request) {
+  RDMACHECK_RETURN_IF_ERROR(responder.PostRecv(kResponderRecvId, 0, 64));
+  RDMACHECK_RETURN_IF_ERROR(requester.Post(request));
+  return AwaitRefusal(requester, responder);
 }
 
 absl::StatusOr<Refusal> PostRefused(ConnectedPair& pair, ibv_send_wr& request) {
   RDMACHECK_RETURN_IF_ERROR(pair.remote().PostRecv(kResponderRecvId, 0, 64));
   RDMACHECK_RETURN_IF_ERROR(pair.local().PostSend(request));
-  return AwaitRefusal(pair);
+  return AwaitRefusal(pair.local(), pair.remote());
 }
 
 std::set<ibv_wc_status> RemoteAccessStatuses(AccessOp op, bool iwarp) {

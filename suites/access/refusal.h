@@ -46,6 +46,9 @@ struct Refusal {
 // Posts a receive at pair.remote(), then `request` (signaled) at pair.local(), and waits
 // for both completions (the responder's for at most a few seconds).
 absl::StatusOr<Refusal> PostRefused(ConnectedPair& pair, const SendRequest& request);
+// The same the other way round: a test whose target needs verbs calls on the responder's
+// QP (a memory window) makes pair.local(), in this process in every mode, the responder.
+absl::StatusOr<Refusal> PostRefused(Endpoint& requester, Endpoint& responder, const SendRequest& request);
 // The same for a raw work request (bad lkeys and other faults SendRequest cannot express).
 absl::StatusOr<Refusal> PostRefused(ConnectedPair& pair, ibv_send_wr& request);
 

@@ -2,18 +2,18 @@
 // wrong rkey, a right the MR does not grant, bytes outside the MR, or an MR of another PD
 // is refused by the responder, and not one byte inside or around the MR changes.
 // The spec is a table (IBTA Vol 1 10.6.3.2: the responder validates R_Key, PD, access
-// rights and bounds of every remote access), so the test is one TEST_P over it.
+// rights and bounds of every remote access), so the test is one TEST_P over it. The target
+// MR is on the responder's side wherever it lives (two-host mode: on the peer host, its
+// canary read back over the side channel).
 #include <infiniband/verbs.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "harness/status.h"
-#include "testing/pair_test.h"
-#include "harness/verbs/factories.h"
-#include "suites/access/guarded_region.h"
+#include "harness/connection/guarded_target.h"
 #include "suites/access/refusal.h"
+#include "testing/pair_test.h"
 
 namespace rdmacheck {
 namespace {
@@ -86,30 +86,26 @@ RDMACHECK_ABOUT(RemoteMrAccessTest, IsRefusedAndMemoryIsUntouched,
                 "Error); RFC 5040 7.1 (iWARP: the data sink terminates)",
                 Cap::kRcQp);
 TEST_P(RemoteMrAccessTest, IsRefusedAndMemoryIsUntouched) {
-  RDMACHECK_REQUIRE_LOOPBACK("the canary around the target MR is checked in this process");
   const RemoteCase& c = param();
   RDMACHECK_REQUIRE(CapOf(c.op));
   PairOptions options = Options();
   if (IsAtomic(c.op)) options.EnableAtomics();
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
 
-  PdPtr other_pd;
-  ibv_pd* target_pd = pair.remote().pd();
-  if (c.fault == Fault::kMrOfAnotherPd) {
-    ASSERT_OK_AND_ASSIGN(other_pd, AllocPd(pair.remote().context()));
-    target_pd = other_pd.get();
-  }
-  const int access = c.fault == Fault::kMissingRight ? kAllRemoteRights & ~RemoteRightOf(c.op) : kAllRemoteRights;
-  ASSERT_OK_AND_ASSIGN(GuardedRegion target, GuardedRegion::Create(target_pd, access));
-  const RemoteBuffer aim = Aim(target.remote(), c);
-  if (c.fault == Fault::kDeregisteredMr) target.Deregister();
+  // On the responder's side: in this process, or on the peer host in two-host mode.
+  GuardSpec spec;
+  spec.access = c.fault == Fault::kMissingRight ? kAllRemoteRights & ~RemoteRightOf(c.op) : kAllRemoteRights;
+  spec.other_pd = c.fault == Fault::kMrOfAnotherPd;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GuardedTarget> target, pair.remote().Guard(spec));
+  const RemoteBuffer aim = Aim(target->remote(), c);
+  if (c.fault == Fault::kDeregisteredMr) ASSERT_OK(target->Deregister());
 
   ASSERT_OK(pair.local().Fill({0, 64}, Pattern::Constant(0xa5)));
   ASSERT_OK_AND_ASSIGN(Refusal refusal, PostRefused(pair, RequestOf(c.op, /*wr_id=*/1, aim)));
   EXPECT_THAT(refusal.requester, IsRefusal(RemoteAccessStatuses(c.op, IsIwarp())));
   EXPECT_EQ(refusal.requester.wr_id, 1u);
   EXPECT_THAT(refusal.responder_recv, IsFlushed());
-  EXPECT_OK(target.CheckCanary());
+  EXPECT_OK(target->CheckCanary());
   if (c.op != AccessOp::kWrite) {
     EXPECT_OK(pair.local().Check({0, 64}, Pattern::Constant(0xa5))) << "the refused request brought bytes back";
   }
@@ -127,22 +123,21 @@ RDMACHECK_ABOUT(ReregAccessTest, DroppedRightIsRefused,
                 "ibv_rereg_mr(3); IBTA Vol 1 11.2.8.4 (Reregister Memory Region), 10.6.3.2", Cap::kRcQp,
                 Cap::kReregMr);
 TEST_P(ReregAccessTest, DroppedRightIsRefused) {
-  RDMACHECK_REQUIRE_LOOPBACK("the canary around the target MR is checked in this process");
   const AccessOp op = param();
   RDMACHECK_REQUIRE(CapOf(op));
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
-  ASSERT_OK_AND_ASSIGN(GuardedRegion target, GuardedRegion::Create(pair.remote().pd(), kAllRemoteRights & ~IBV_ACCESS_REMOTE_ATOMIC));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GuardedTarget> target,
+                       pair.remote().Guard({kAllRemoteRights & ~IBV_ACCESS_REMOTE_ATOMIC}));
   const int reduced = IBV_ACCESS_LOCAL_WRITE | ((IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ) & ~RemoteRightOf(op));
-  ASSERT_EQ(ibv_rereg_mr(target.mr(), IBV_REREG_MR_CHANGE_ACCESS, nullptr, nullptr, 0, reduced), 0)
-      << "ibv_rereg_mr: " << ErrnoName(errno);
+  ASSERT_OK(target->Reregister(reduced));
 
   ASSERT_OK(pair.local().Fill({0, 64}, Pattern::Constant(0xa5)));
-  // The keys may change with the re-registration (ibv_rereg_mr(3)): use the MR's current ones.
-  const RemoteBuffer aim{target.remote().addr, target.mr()->rkey, 8};
+  // The keys may change with the re-registration (ibv_rereg_mr(3)): remote() has the current ones.
+  const RemoteBuffer aim = target->remote().At(0, 8);
   ASSERT_OK_AND_ASSIGN(Refusal refusal, PostRefused(pair, RequestOf(op, /*wr_id=*/1, aim)));
   EXPECT_THAT(refusal.requester, IsRefusal(RemoteAccessStatuses(op, IsIwarp())));
   EXPECT_THAT(refusal.responder_recv, IsFlushed());
-  EXPECT_OK(target.CheckCanary());
+  EXPECT_OK(target->CheckCanary());
 }
 
 INSTANTIATE_TEST_SUITE_P(Connect, ReregAccessTest,

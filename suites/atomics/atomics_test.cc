@@ -168,28 +168,30 @@ RDMACHECK_ABOUT(AtomicsTest, TwoQpsAddToOneWord,
                 "IBTA Vol 1 9.4.5 (atomicity with respect to other atomics of the same CA)", Cap::kRcQp,
                 Cap::kAtomics);
 TEST_P(AtomicsTest, TwoQpsAddToOneWord) {
-  RDMACHECK_REQUIRE_LOOPBACK("the two responder QPs share a PD of this process");
+  // The responders are the active endpoints (in this process in every mode, so they can
+  // share a PD); the requesters the passive ones (on the peer host in two-host mode).
   constexpr int kEach = 50;
   ASSERT_OK_AND_ASSIGN(ibv_context * shared_context, PairContext(context(), selection(), method()));
   ASSERT_OK_AND_ASSIGN(PdPtr pd, AllocPd(shared_context));
   PairOptions options = AtomicOptions();
   options.max_send_wr = kEach;
-  options.passive_shared.pd = pd.get();
+  options.active_shared.pd = pd.get();
   ASSERT_OK_AND_ASSIGN(ConnectedPair first, CreatePair(options));
   ASSERT_OK_AND_ASSIGN(ConnectedPair second, CreatePair(options));
-  ASSERT_OK(first.remote().WriteU64(kWord, 0));
-  const RemoteBuffer word = Word(first);  // in first's responder buffer; second's responder is in the same PD
+  ASSERT_OK(first.local().WriteU64(kWord, 0));
+  // In first's responder buffer; second's responder is in the same PD.
+  const RemoteBuffer word = first.remote().peer_buffer().At(kWord, 8);
   for (int i = 0; i < kEach; ++i) {
-    ASSERT_OK(first.local().Post(SendRequest::FetchAdd(i, {kResult, 8}, word, 1)));
-    ASSERT_OK(second.local().Post(SendRequest::FetchAdd(i, {kResult, 8}, word, 1000)));
+    ASSERT_OK(first.remote().Post(SendRequest::FetchAdd(i, {kResult, 8}, word, 1)));
+    ASSERT_OK(second.remote().Post(SendRequest::FetchAdd(i, {kResult, 8}, word, 1000)));
   }
-  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> a, first.local().PollSends(kEach));
-  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> b, second.local().PollSends(kEach));
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> a, first.remote().PollSends(kEach));
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> b, second.remote().PollSends(kEach));
   for (int i = 0; i < kEach; ++i) {
-    EXPECT_THAT(a[i], CompletionIs(SendCompletion(i, first.local().qp_num(), IBV_WC_FETCH_ADD)));
-    EXPECT_THAT(b[i], CompletionIs(SendCompletion(i, second.local().qp_num(), IBV_WC_FETCH_ADD)));
+    EXPECT_THAT(a[i], CompletionIs(SendCompletion(i, first.remote().qp_num(), IBV_WC_FETCH_ADD)));
+    EXPECT_THAT(b[i], CompletionIs(SendCompletion(i, second.remote().qp_num(), IBV_WC_FETCH_ADD)));
   }
-  EXPECT_THAT(first.remote().ReadU64(kWord), IsOkAndHolds(uint64_t{kEach} * 1001));
+  EXPECT_THAT(first.local().ReadU64(kWord), IsOkAndHolds(uint64_t{kEach} * 1001));
 }
 
 INSTANTIATE_TEST_SUITE_P(Connect, AtomicsTest, AllConnectMethods(), ConnectMethodParamName);

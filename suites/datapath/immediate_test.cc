@@ -123,11 +123,13 @@ RDMACHECK_ABOUT(ImmediateTest, SendWithInvalidateRevokesTheRkey,
                 "ibv_post_send(3) IBV_WR_SEND_WITH_INV, ibv_poll_cq(3) IBV_WC_WITH_INV",
                 Cap::kRcQp, Cap::kRdmaWrite, Cap::kSendWithInv);
 TEST_P(ImmediateTest, SendWithInvalidateRevokesTheRkey) {
-  RDMACHECK_REQUIRE_LOOPBACK("binds a memory window on the receiver's QP");
   PairOptions options = Options();
   options.mr_access |= IBV_ACCESS_MW_BIND;
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
-  Endpoint& receiver = pair.remote();
+  // The window is bound with verbs calls on the receiver's QP: the receiver is pair.local()
+  // (in this process in every mode), the sender pair.remote() (the peer host in two-host mode).
+  LocalEndpoint& receiver = pair.local();
+  Endpoint& sender = pair.remote();
   // IBTA lets a SEND invalidate a type 2 window (or a fast-registered MR, which userspace
   // cannot make); iWARP any STag of the receiver's PD. Use a window where there are windows.
   MwPtr window;
@@ -142,21 +144,21 @@ TEST_P(ImmediateTest, SendWithInvalidateRevokesTheRkey) {
   }
   RecordProperty("invalidated", window ? "type 2 window" : "MR");
   const RemoteBuffer target{receiver.remote_buffer().addr, rkey, 64};
-  ASSERT_OK(pair.local().Fill({0, 64}, Pattern::Seeded(5)));
-  ASSERT_OK(pair.local().Post(SendRequest::Write(1, {{0, 64}}, target)));  // the rkey works before
-  ASSERT_OK_AND_ASSIGN(ibv_wc wrote, pair.local().PollSend());
-  ASSERT_THAT(wrote, CompletionIs(SendCompletion(1, pair.local().qp_num(), IBV_WC_RDMA_WRITE)));
+  ASSERT_OK(sender.Fill({0, 64}, Pattern::Seeded(5)));
+  ASSERT_OK(sender.Post(SendRequest::Write(1, {{0, 64}}, target)));  // the rkey works before
+  ASSERT_OK_AND_ASSIGN(ibv_wc wrote, sender.PollSend());
+  ASSERT_THAT(wrote, CompletionIs(SendCompletion(1, sender.qp_num(), IBV_WC_RDMA_WRITE)));
 
   ASSERT_OK(receiver.PostRecv(2, 2048, 64));
-  ASSERT_OK(pair.local().Post(SendRequest::Send(3, {{0, 64}}).WithInvalidate(rkey)));
+  ASSERT_OK(sender.Post(SendRequest::Send(3, {{0, 64}}).WithInvalidate(rkey)));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, receiver.PollRecv());
   EXPECT_THAT(recv, CompletionIs(RecvCompletion(2, receiver.qp_num(), 64).WithInvalidate(rkey)));
-  ASSERT_OK_AND_ASSIGN(ibv_wc sent, pair.local().PollSend());
-  EXPECT_THAT(sent, CompletionIs(SendCompletion(3, pair.local().qp_num())));
+  ASSERT_OK_AND_ASSIGN(ibv_wc sent, sender.PollSend());
+  EXPECT_THAT(sent, CompletionIs(SendCompletion(3, sender.qp_num())));
 
-  ASSERT_OK(pair.local().Post(SendRequest::Write(4, {{0, 64}}, target)));
-  ASSERT_OK_AND_ASSIGN(ibv_wc refused, pair.local().PollSend());
-  EXPECT_THAT(refused, CompletionIs(ErrorCompletion(4, pair.local().qp_num(), IBV_WC_REM_ACCESS_ERR)));
+  ASSERT_OK(sender.Post(SendRequest::Write(4, {{0, 64}}, target)));
+  ASSERT_OK_AND_ASSIGN(ibv_wc refused, sender.PollSend());
+  EXPECT_THAT(refused, CompletionIs(ErrorCompletion(4, sender.qp_num(), IBV_WC_REM_ACCESS_ERR)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Connect, ImmediateTest, AllConnectMethods(), ConnectMethodParamName);

@@ -23,7 +23,8 @@ RDMACHECK_ABOUT(SharedSrqTest, SeveralQpsShareOneSrq,
                 "IBTA Vol 1 10.2.9 (shared receive queues), 11.2.3 (Create SRQ); ibv_create_srq(3)", Cap::kRcQp,
                 Cap::kSrq);
 TEST_P(SharedSrqTest, SeveralQpsShareOneSrq) {
-  RDMACHECK_REQUIRE_LOOPBACK("the passive QPs share an SRQ object of this process");
+  // The receivers are the active endpoints (in this process in every mode, so they can
+  // share an SRQ); the senders the passive ones (on the peer host in two-host mode).
   constexpr int kPairs = 4;
   constexpr int kPerQp = 2;
   constexpr uint32_t kSlot = 256;
@@ -35,22 +36,22 @@ TEST_P(SharedSrqTest, SeveralQpsShareOneSrq) {
   srq_attr.attr.max_sge = 1;
   ASSERT_OK_AND_ASSIGN(SrqPtr srq, CreateSrq(pd.get(), srq_attr));
   PairOptions options = Options();
-  options.passive_shared = {pd.get(), srq.get(), cq.get()};
+  options.active_shared = {pd.get(), srq.get(), cq.get()};
   std::vector<ConnectedPair> pairs;
   std::map<uint32_t, int> pair_of_qp;
   for (int i = 0; i < kPairs; ++i) {
     ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
-    pair_of_qp[pair.remote().qp_num()] = i;
+    pair_of_qp[pair.local().qp_num()] = i;
     pairs.push_back(std::move(pair));
   }
-  // The receive buffers: slots of the first passive endpoint's buffer (its MR is in the shared PD).
-  Endpoint& receiver = pairs[0].remote();
+  // The receive buffers: slots of the first active endpoint's buffer (its MR is in the shared PD).
+  Endpoint& receiver = pairs[0].local();
   for (int k = 0; k < kPairs * kPerQp; ++k) ASSERT_OK(receiver.PostRecv(k, k * kSlot, kSlot));
   auto length = [](int i, int j) { return static_cast<uint32_t>(100 + 10 * i + j); };
   for (int j = 0; j < kPerQp; ++j) {
     for (int i = 0; i < kPairs; ++i) {
-      ASSERT_OK(pairs[i].local().Fill({j * kSlot, length(i, j)}, Pattern::Seeded(10 * i + j)));
-      ASSERT_OK(pairs[i].local().Post(SendRequest::Send(j, {{j * kSlot, length(i, j)}})));
+      ASSERT_OK(pairs[i].remote().Fill({j * kSlot, length(i, j)}, Pattern::Seeded(10 * i + j)));
+      ASSERT_OK(pairs[i].remote().Post(SendRequest::Send(j, {{j * kSlot, length(i, j)}})));
     }
   }
   ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> wcs, receiver.PollRecvs(kPairs * kPerQp));
@@ -66,7 +67,7 @@ TEST_P(SharedSrqTest, SeveralQpsShareOneSrq) {
     EXPECT_OK(receiver.Check({wc.wr_id * kSlot, length(i, j)}, Pattern::Seeded(10 * i + j)))
         << "QP " << i << " message " << j << " in receive " << wc.wr_id;
   }
-  for (int i = 0; i < kPairs; ++i) ASSERT_OK(pairs[i].local().PollSends(kPerQp).status());
+  for (int i = 0; i < kPairs; ++i) ASSERT_OK(pairs[i].remote().PollSends(kPerQp).status());
 }
 
 RDMACHECK_ABOUT(SharedSrqTest, ReceivesAreTakenInPostingOrder,

@@ -1,5 +1,6 @@
 // A QP that went to ERR is usable again after ERR -> RESET -> INIT -> RTR -> RTS: both QPs of
-// a pair are reset and re-wired with new PSNs, and a message goes through.
+// a pair are reset and re-wired with new PSNs, and a message goes through. Both sides are
+// driven through Endpoint, so the remote one may be on the peer host (two-host mode).
 #include "harness/completion.h"
 #include "suites/qp_state/pair_type_test.h"
 
@@ -27,25 +28,25 @@ RDMACHECK_ABOUT(QpResetReuseTest, ErrResetAndBringUpCarriesTrafficAgain,
 TEST_P(QpResetReuseTest, ErrResetAndBringUpCarriesTrafficAgain) {
   // Re-wiring after RESET is manual wiring; iWARP QPs get to RTS only inside rdma_cm.
   if (type() != IBV_QPT_UD) RDMACHECK_REQUIRE(Cap::kManualConnect);
-  RDMACHECK_REQUIRE_LOOPBACK("both QPs of the pair are reset and re-wired here");
   PairOptions options = Options();
   options.method = ConnectMethod::kManual;
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   ASSERT_NO_FATAL_FAILURE(ExpectSendGoesThrough(pair, 1));
 
-  for (ibv_qp* qp : {pair.local().qp(), pair.remote().qp()}) {
-    ASSERT_OK(ModifyQp(qp, QpAttr().set_state(IBV_QPS_ERR)));
-    ASSERT_OK(ModifyQp(qp, QpAttr().set_state(IBV_QPS_RESET)));
-    ExpectState(qp, IBV_QPS_RESET);
+  // Through Endpoint: the remote QP may be on the peer host (two-host mode).
+  for (Endpoint* e : {static_cast<Endpoint*>(&pair.local()), &pair.remote()}) {
+    ASSERT_OK(e->MoveQpTo(IBV_QPS_ERR));
+    ASSERT_OK(e->MoveQpTo(IBV_QPS_RESET));
+    ASSERT_OK_AND_ASSIGN(ibv_qp_state state, e->QpState());
+    ExpectReadBack(state, IBV_QPS_RESET);
   }
-  const PathOptions path = PathFor(selection(), options.path, options.path_mtu);
   constexpr uint32_t kLocalPsn = 0x3000, kRemotePsn = 0x4000;
   QpAddress to_remote = pair.remote().address();
   to_remote.psn = kRemotePsn;
   QpAddress to_local = pair.local().address();
   to_local.psn = kLocalPsn;
-  ASSERT_OK(BringUp(pair.local().qp(), to_remote, kLocalPsn, path));
-  ASSERT_OK(BringUp(pair.remote().qp(), to_local, kRemotePsn, path));
+  ASSERT_OK(pair.local().Rewire(to_remote, kLocalPsn, pair.options()));
+  ASSERT_OK(pair.remote().Rewire(to_local, kRemotePsn, pair.options()));
   ExpectState(pair.local().qp(), IBV_QPS_RTS);
 
   ASSERT_NO_FATAL_FAILURE(ExpectSendGoesThrough(pair, 2));

@@ -52,6 +52,11 @@ struct ResolvedCm {
 };
 absl::StatusOr<ResolvedCm> ListenAndResolve(const sockaddr_storage& address);
 
+// Why the tests built on two CmSides skip in two-host mode (RDMACHECK_REQUIRE_LOOPBACK).
+inline constexpr char kBothCmSidesHere[] =
+    "it drives both rdma_cm ids of one connection (the listener, the CONNECT_REQUEST, accept or reject) and reads "
+    "both sides' rdma_cm events in this process; the side channel has no requests for a passive rdma_cm id";
+
 }  // namespace rdmacheck
 
 #endif  // RDMACHECK_SUITES_RDMA_CM_CM_SIDE_H_

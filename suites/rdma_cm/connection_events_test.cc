@@ -21,6 +21,7 @@ RDMACHECK_ABOUT(CmEventsTest, ConnectAndDisconnectInOrder,
                 "rdma_cm(7), rdma_connect(3), rdma_accept(3), rdma_disconnect(3), rdma_get_cm_event(3)",
                 Cap::kRdmaCm);
 TEST_P(CmEventsTest, ConnectAndDisconnectInOrder) {
+  RDMACHECK_REQUIRE_LOOPBACK(kBothCmSidesHere);
   ASSERT_OK_AND_ASSIGN(sockaddr_storage address, SelectionAddress(selection()));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<CmSide> server, CmSide::Create());
   server->listener = std::move(server->id);

@@ -18,7 +18,9 @@ RDMACHECK_ABOUT(CmMigrateTest, MigratedIdOutlivesItsListener,
                 "DISCONNECTED on the new channel",
                 "rdma_migrate_id(3), rdma_destroy_id(3)", Cap::kRcQp, Cap::kRdmaCm);
 TEST_F(CmMigrateTest, MigratedIdOutlivesItsListener) {
-  RDMACHECK_REQUIRE_LOOPBACK("migrates the passive side's rdma_cm id");
+  RDMACHECK_REQUIRE_LOOPBACK(
+      "it migrates the passive side's rdma_cm id and reads that id's events on its new channel with rdma_cm "
+      "calls, so the passive side must be an rdma_cm id of this process");
   PairOptions options;
   options.method = ConnectMethod::kRdmaCm;
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));

@@ -70,6 +70,7 @@ RDMACHECK_ABOUT(PrivateDataTest, CarriedBothWays,
                 "messages); RFC 5044 7.1 (MPA private data)",
                 Cap::kRdmaCm);
 TEST_P(PrivateDataTest, CarriedBothWays) {
+  RDMACHECK_REQUIRE_LOOPBACK(kBothCmSidesHere);
   ASSERT_NO_FATAL_FAILURE(SetUpConnection());
   const Limits limits = PrivateDataLimits(selection().transport);
   const size_t connect_length = GetParam() == Amount::kOneByte ? 1 : limits.connect;
@@ -100,6 +101,7 @@ RDMACHECK_ABOUT(PrivateDataTest, CarriedByReject,
                 "rdma_reject arrives in the active side's REJECTED event",
                 "rdma_reject(3); IBTA Vol 1 ch. 12 (REJ private data); RFC 5044 7.1", Cap::kRdmaCm);
 TEST_P(PrivateDataTest, CarriedByReject) {
+  RDMACHECK_REQUIRE_LOOPBACK(kBothCmSidesHere);
   ASSERT_NO_FATAL_FAILURE(SetUpConnection());
   const size_t length = GetParam() == Amount::kOneByte ? 1 : PrivateDataLimits(selection().transport).reject;
   rdma_conn_param connect = Param({});
@@ -129,6 +131,7 @@ RDMACHECK_ABOUT(PrivateDataLimitTest, OneByteOverTheLimitIsRefused,
                 "to refuse",
                 "rdma_connect(3) (\"limited to 56 bytes for RDMA_PS_TCP\")", Cap::kRdmaCm);
 TEST_F(PrivateDataLimitTest, OneByteOverTheLimitIsRefused) {
+  RDMACHECK_REQUIRE_LOOPBACK(kBothCmSidesHere);
   const int limit = PrivateDataLimits(selection().transport).connect;
   if (limit >= 255) GTEST_SKIP() << "the transport's private data limit is above rdma_conn_param's 8-bit length";
   ASSERT_NO_FATAL_FAILURE(SetUpConnection());

@@ -46,6 +46,7 @@ RDMACHECK_ABOUT(CmServerFlowTest, QpBeforeAcceptCarriesData,
                 "rdma_accept(3) (the QP associated with the id is transitioned to RTR/RTS), rdma_create_qp(3)",
                 Cap::kRcQp, Cap::kRdmaCm);
 TEST_F(CmServerFlowTest, QpBeforeAcceptCarriesData) {
+  RDMACHECK_REQUIRE_LOOPBACK(kBothCmSidesHere);
   ASSERT_NO_FATAL_FAILURE(Connect());
   ASSERT_OK(server_->AddQp());
   ibv_sge sge = MakeSge(server_->mr.get(), 0, 64);
@@ -72,6 +73,7 @@ RDMACHECK_ABOUT(CmServerFlowTest, AcceptWithoutQpFailsClearly,
                 "Vol 1 9.7.5.1 (transport retries exhausted)",
                 Cap::kRcQp, Cap::kRdmaCm);
 TEST_F(CmServerFlowTest, AcceptWithoutQpFailsClearly) {
+  RDMACHECK_REQUIRE_LOOPBACK(kBothCmSidesHere);
   ASSERT_NO_FATAL_FAILURE(Connect());
   rdma_conn_param param = Param();
   param.qp_num = 0;  // the forgotten QP

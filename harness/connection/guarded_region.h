@@ -7,9 +7,12 @@
 //   EXPECT_OK(target.CheckCanary());
 //
 //   | guard page | MR (kMrBytes)          | guard page |
-//   ^ memory()   ^ mr()->addr = remote().addr
-#ifndef RDMACHECK_SUITES_ACCESS_GUARDED_REGION_H_
-#define RDMACHECK_SUITES_ACCESS_GUARDED_REGION_H_
+//   ^ Bytes()    ^ mr()->addr = remote().addr
+//
+// Tests use it through an endpoint (harness/connection/guarded_target.h), so that the
+// region lives on whichever host the endpoint does.
+#ifndef RDMACHECK_HARNESS_CONNECTION_GUARDED_REGION_H_
+#define RDMACHECK_HARNESS_CONNECTION_GUARDED_REGION_H_
 
 #include <infiniband/verbs.h>
 
@@ -17,8 +20,8 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "harness/connection/work_requests.h"
-#include "harness/patterns.h"
 #include "harness/verbs/owners.h"
 
 namespace rdmacheck {
@@ -27,6 +30,7 @@ class GuardedRegion {
  public:
   static constexpr size_t kGuardBytes = 4096;
   static constexpr uint32_t kMrBytes = 4096;
+  static constexpr size_t kTotalBytes = kGuardBytes + kMrBytes + kGuardBytes;
   static constexpr uint8_t kCanary = 0xc5;
 
   // Registers the middle of fresh canary-filled memory on `pd` with `access`.
@@ -37,9 +41,16 @@ class GuardedRegion {
   RemoteBuffer remote() const;
   // Deregisters the MR; remote() keeps the rkey and address it had.
   void Deregister();
+  // ibv_rereg_mr(IBV_REREG_MR_CHANGE_ACCESS) to `access`; remote() then has the MR's
+  // current keys (they may change, ibv_rereg_mr(3)).
+  absl::Status Reregister(int access);
 
+  // Every byte: guard page, MR, guard page.
+  absl::Span<const uint8_t> Bytes() const { return {memory_.get(), kTotalBytes}; }
   // OK when every byte of the guard pages and the MR still holds kCanary.
-  absl::Status CheckCanary() const;
+  absl::Status CheckCanary() const { return CheckGuardedBytes(Bytes()); }
+  // The same check of the bytes of a region read back from another process.
+  static absl::Status CheckGuardedBytes(absl::Span<const uint8_t> bytes);
 
  private:
   struct FreeDeleter {
@@ -53,4 +64,4 @@ class GuardedRegion {
 
 }  // namespace rdmacheck
 
-#endif  // RDMACHECK_SUITES_ACCESS_GUARDED_REGION_H_
+#endif  // RDMACHECK_HARNESS_CONNECTION_GUARDED_REGION_H_

@@ -1,15 +1,14 @@
-#include "suites/access/guarded_region.h"
+#include "harness/connection/guarded_region.h"
 
 #include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "harness/patterns.h"
+#include "harness/status.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {
-namespace {
-constexpr size_t kTotalBytes = GuardedRegion::kGuardBytes + GuardedRegion::kMrBytes + GuardedRegion::kGuardBytes;
-}  // namespace
 
 void GuardedRegion::FreeDeleter::operator()(uint8_t* p) const { std::free(p); }
 
@@ -30,8 +29,20 @@ RemoteBuffer GuardedRegion::remote() const { return remote_; }
 
 void GuardedRegion::Deregister() { mr_.reset(); }
 
-absl::Status GuardedRegion::CheckCanary() const {
-  absl::Status status = CheckPattern({memory_.get(), kTotalBytes}, Pattern::Constant(kCanary));
+absl::Status GuardedRegion::Reregister(int access) {
+  if (mr_ == nullptr) return absl::FailedPreconditionError("the guarded region's MR is deregistered");
+  if (int rc = ibv_rereg_mr(mr_.get(), IBV_REREG_MR_CHANGE_ACCESS, nullptr, nullptr, 0, access); rc != 0) {
+    return ErrnoStatus(errno != 0 ? errno : rc, "ibv_rereg_mr");
+  }
+  remote_.rkey = mr_->rkey;
+  return absl::OkStatus();
+}
+
+absl::Status GuardedRegion::CheckGuardedBytes(absl::Span<const uint8_t> bytes) {
+  if (bytes.size() != kTotalBytes) {
+    return absl::DataLossError(absl::StrCat("a guarded region has ", kTotalBytes, " bytes, not ", bytes.size()));
+  }
+  absl::Status status = CheckPattern(bytes, Pattern::Constant(kCanary));
   if (status.ok()) return status;
   return absl::DataLossError(absl::StrCat("canary around a refused access changed (byte 0 is ", kGuardBytes,
                                           " before the MR): ", status.message()));
