@@ -1,50 +1,51 @@
 #!/usr/bin/env bash
-# Sharding changes no verdict: runs every suite on DEVICE once with `run --jobs=JOBS` and
-# compares each test's status with the serial runs the device CTests made before it
-# (OUT/<suite>/results.json, `--jobs=1`, one suite at a time). Exit 0 when every test has
+# Sharding changes no verdict: runs every suite on DEVICE once more with `run --jobs=JOBS`
+# (default 1: one suite at a time, nothing beside anything) and compares each test's
+# status with the runs the device CTests made before it (OUT/<suite>/results.json, one
+# `run --suites=<suite>` each, sharded over the CPUs by default). Exit 0 when every test has
 # the same status in both, 1 with the differences listed, 2 when a run is missing.
 #
 #   selftest/check_sharded_verdicts.sh DEVICE OUT [JOBS]
 #
 # Env: RDMACHECK_BIN (default build/rdmacheck), TIMEOUT_MULTIPLIER (default 4, as the
-# serial CTests).
+# suite CTests).
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 DEVICE OUT [JOBS]" >&2; exit 2; }
-device=$1 out=$2 jobs=${3:-4}
+device=$1 out=$2 jobs=${3:-1}
 bin=${RDMACHECK_BIN:-build/rdmacheck}
 [ -f "$out/capabilities.json" ] || { echo "check_sharded_verdicts: no $out/capabilities.json (run the device probe first)" >&2; exit 2; }
 
 start=$SECONDS
-"$bin" run --device="$device" --capabilities="$out/capabilities.json" --out="$out/sharded" --jobs="$jobs" \
-  --timeout_multiplier="${TIMEOUT_MULTIPLIER:-4}" >"$out/sharded.log" 2>&1
+"$bin" run --device="$device" --capabilities="$out/capabilities.json" --out="$out/jobs$jobs" --jobs="$jobs" \
+  --timeout_multiplier="${TIMEOUT_MULTIPLIER:-4}" >"$out/jobs$jobs.log" 2>&1
 rc=$?
-echo "check_sharded_verdicts: $device --jobs=$jobs: exit $rc in $((SECONDS - start)) s ($out/sharded.log)"
-[ -f "$out/sharded/results.json" ] || { echo "check_sharded_verdicts: the sharded run wrote no results" >&2; exit 2; }
+echo "check_sharded_verdicts: $device --jobs=$jobs: exit $rc in $((SECONDS - start)) s ($out/jobs$jobs.log)"
+[ -f "$out/jobs$jobs/results.json" ] || { echo "check_sharded_verdicts: the --jobs=$jobs run wrote no results" >&2; exit 2; }
 
-python3 - "$out" <<'PY'
+python3 - "$out" "jobs$jobs" <<'PY'
 import glob, json, os, sys
-out = sys.argv[1]
+out, whole = sys.argv[1], sys.argv[2]
 def statuses(path):
     with open(path) as f:
         return {t["name"]: t["status"] for t in json.load(f)["tests"]}
-serial = {}
+per_suite = {}
 for path in sorted(glob.glob(os.path.join(out, "*", "results.json"))):
-    if os.path.basename(os.path.dirname(path)) in ("sharded", "two-host", "bench-peer"):
+    if os.path.basename(os.path.dirname(path)).startswith("jobs") or os.path.basename(os.path.dirname(path)) in ("two-host", "bench-peer"):
         continue
     for name, status in statuses(path).items():
         if name.startswith("LeakCheck.") or name.startswith("KernelLog."):
-            continue  # per suite (serial) vs per run: compared by their failures below
-        serial[name] = status
-sharded = statuses(os.path.join(out, "sharded", "results.json"))
-if not serial:
-    print("check_sharded_verdicts: no serial results under " + out, file=sys.stderr)
+            continue  # one per suite run vs one per whole run: their failures are listed below
+        per_suite[name] = status
+whole_run = statuses(os.path.join(out, whole, "results.json"))
+if not per_suite:
+    print("check_sharded_verdicts: no suite results under " + out, file=sys.stderr)
     sys.exit(2)
-diff = [f"  {n}: serial {serial.get(n, 'absent')}, sharded {sharded.get(n, 'absent')}"
-        for n in sorted(set(serial) | {n for n in sharded if not n.startswith(("LeakCheck.", "KernelLog."))})
-        if serial.get(n) != sharded.get(n)]
-diff += [f"  {n}: failed in the sharded run" for n, s in sharded.items()
+diff = [f"  {n}: suite runs {per_suite.get(n, 'absent')}, {whole} {whole_run.get(n, 'absent')}"
+        for n in sorted(set(per_suite) | {n for n in whole_run if not n.startswith(("LeakCheck.", "KernelLog."))})
+        if per_suite.get(n) != whole_run.get(n)]
+diff += [f"  {n}: failed in the {whole} run" for n, s in whole_run.items()
          if n.startswith(("LeakCheck.", "KernelLog.")) and s == "fail"]
-print(f"check_sharded_verdicts: {len(serial)} tests compared, {len(diff)} differences")
+print(f"check_sharded_verdicts: {len(per_suite)} tests compared, {len(diff)} differences")
 if diff:
     print("\n".join(diff))
     sys.exit(1)
