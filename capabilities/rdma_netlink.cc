@@ -222,4 +222,47 @@ absl::StatusOr<std::map<std::string, uint64_t>> QueryNetlinkHwCounters(uint32_t 
   return counters;
 }
 
+absl::StatusOr<std::map<std::string, int>> CountNetlinkResources(int pid) {
+  struct Kind {
+    const char* name;
+    uint16_t command, table, entry;
+  };
+  static constexpr Kind kKinds[] = {
+      {"pd", RDMA_NLDEV_CMD_RES_PD_GET, RDMA_NLDEV_ATTR_RES_PD, RDMA_NLDEV_ATTR_RES_PD_ENTRY},
+      {"cq", RDMA_NLDEV_CMD_RES_CQ_GET, RDMA_NLDEV_ATTR_RES_CQ, RDMA_NLDEV_ATTR_RES_CQ_ENTRY},
+      {"qp", RDMA_NLDEV_CMD_RES_QP_GET, RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY},
+      {"mr", RDMA_NLDEV_CMD_RES_MR_GET, RDMA_NLDEV_ATTR_RES_MR, RDMA_NLDEV_ATTR_RES_MR_ENTRY},
+      {"srq", RDMA_NLDEV_CMD_RES_SRQ_GET, RDMA_NLDEV_ATTR_RES_SRQ, RDMA_NLDEV_ATTR_RES_SRQ_ENTRY},
+      {"cm_id", RDMA_NLDEV_CMD_RES_CM_ID_GET, RDMA_NLDEV_ATTR_RES_CM_ID, RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY},
+  };
+  std::vector<uint32_t> devices;
+  Request list(RDMA_NLDEV_CMD_GET, NLM_F_DUMP);
+  RDMACHECK_RETURN_IF_ERROR(Exchange(list, [&](const Attributes& a) { devices.push_back(U32(a, RDMA_NLDEV_ATTR_DEV_INDEX)); }));
+  std::map<std::string, int> counts;
+  for (const Kind& kind : kKinds) {
+    for (uint32_t device : devices) {  // the kernel dumps one device's table at a time
+      int owned = 0;
+      Request dump(kind.command, NLM_F_DUMP);
+      dump.AddU32(RDMA_NLDEV_ATTR_DEV_INDEX, device);
+      absl::Status s = Exchange(dump, [&](const Attributes& a) {
+        auto table = a.find(kind.table);
+        if (table == a.end()) return;
+        ForEachAttribute(table->second, [&](uint16_t type, absl::string_view entry) {
+          if (type != kind.entry) return;
+          ForEachAttribute(entry, [&](uint16_t field, absl::string_view payload) {
+            uint32_t owner = 0;
+            if (field != RDMA_NLDEV_ATTR_RES_PID || payload.size() < sizeof(owner)) return;
+            std::memcpy(&owner, payload.data(), sizeof(owner));
+            if (owner == static_cast<uint32_t>(pid)) ++owned;
+          });
+        });
+      });
+      if (!s.ok()) break;  // a type this kernel does not track (or cannot dump)
+      counts[kind.name] += owned;
+    }
+  }
+  if (counts.empty()) return absl::UnavailableError("RDMA netlink gave no resource counts");
+  return counts;
+}
+
 }  // namespace rdmacheck

@@ -33,6 +33,13 @@ absl::StatusOr<bool> QueryNetnsShared();
 // same values as sysfs ports/<port>/hw_counters). EINVAL when the driver keeps none.
 absl::StatusOr<std::map<std::string, uint64_t>> QueryNetlinkHwCounters(uint32_t device_index, uint32_t port);
 
+// How many objects of each type ("pd", "cq", "qp", "mr", "srq", "cm_id") process `pid`
+// holds on all RDMA devices, as the kernel's resource tracking counts them: what
+// `rdma resource show TYPE` lists for the pid, read from netlink directly (no process to
+// start: the leak check counts twice per child). A type this kernel does not track is
+// left out; an error when netlink answers for none.
+absl::StatusOr<std::map<std::string, int>> CountNetlinkResources(int pid);
+
 // enum rdma_driver_id (rdma/ib_user_ioctl_verbs.h) -> "rxe"; "driver_id_N" when unknown.
 std::string DriverIdName(uint64_t id);
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "capabilities/rdma_netlink.h"
 #include "nlohmann/json.hpp"
 
 namespace rdmacheck {
@@ -42,6 +43,9 @@ absl::StatusOr<int> CountOwnedBy(absl::string_view rdma_json, pid_t pid) {
 }
 
 absl::StatusOr<ObjectCounts> CountProcessObjects(pid_t pid) {
+  // RDMA netlink directly; where that fails (a kernel without resource tracking over
+  // netlink is not one we know, but a sandbox may forbid the socket), `rdma` itself.
+  if (absl::StatusOr<ObjectCounts> counts = CountNetlinkResources(pid); counts.ok()) return counts;
   ObjectCounts counts;
   for (const char* type : kTypes) {
     absl::StatusOr<std::string> out = Output(absl::StrCat("rdma -j resource show ", type, " 2>/dev/null"));

@@ -1,6 +1,6 @@
 // The leak check run after every suite: the verbs objects the suite's process holds, per
-// type, as the kernel's resource tracking counts them (`rdma resource show`, which reads
-// RDMA netlink), must be back to what they were before its tests ran. A test that leaks a
+// type, as the kernel's resource tracking counts them (RDMA netlink, what `rdma resource
+// show` reads; capabilities/rdma_netlink.h), must be back to what they were before its tests ran. A test that leaks a
 // QP or an MR shows up here even when its own checks passed. Device contexts are not
 // counted: librdmacm keeps the ones it opens for the life of the process.
 //
@@ -30,7 +30,8 @@ using ObjectCounts = std::map<std::string, int>;
 // How many entries of `rdma -j resource show TYPE` output belong to `pid`.
 absl::StatusOr<int> CountOwnedBy(absl::string_view rdma_json, pid_t pid);
 
-// Every type `rdma resource show` knows on this system; types it refuses are left out.
+// Every type the kernel tracks on this system (netlink, else `rdma resource show`);
+// types it refuses are left out.
 absl::StatusOr<ObjectCounts> CountProcessObjects(pid_t pid);
 
 // "" when `after` holds no more of any type than `before`; else what leaked:
