@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# The two-node wire lab: boots node A and node B (scripts/lab.sh's VM, its code shared
+# through scripts/lab-lib.sh) joined by one captured virtual wire per transport, runs
+# `rdmacheck serve` on A and `rdmacheck run --peer` on B over rxe0 and over siw0, checks
+# the captured packets and writes one report.
+#
+#   scripts/wire-lab.sh
+#
+# Links (QEMU socket netdevs over 127.0.0.1; the guests have no other network):
+#   control 10.88.0.0/24 (side channels, not captured), rxe 10.88.1.0/24, siw 10.88.2.0/24.
+# Results in <out>/wire/ (<out>: RDMACHECK_OUT, default <repo>/out):
+#   rxe.pcap, siw.pcap          each wire as node A's NIC saw it (full frames: the MTU is
+#                               1500, the snap length 1600 bounds anything larger)
+#   rxe0/, siw0/                node B's run dirs (results.json: each test's packets on its
+#                               wire under "wire", both kernels under environment "wire")
+#   wire-check-<link>.json      `rdmacheck wire check` of each capture (if it exists)
+#   report.{html,md,json}       `rdmacheck report` over both run dirs
+#   node-A-console.log, node-B-console.log, serve-<device>.log, bench-*.json
+#
+# Env: RDMACHECK_KERNEL_A, RDMACHECK_KERNEL_B  the kernels of node A and node B (forms
+#        of RDMACHECK_KERNEL, which is the default of both): different ones make the run
+#        an interop result between two versions of the drivers
+#      RDMACHECK_WIRE_SUITES   default: the suites whose tests build pairs (see below)
+#      RDMACHECK_WIRE_BENCH    1: also `bench --peer` on rxe0, --poll=event and busy
+#      RDMACHECK_WIRE_PORT     first host TCP port of the links (default 18600; 3 used)
+#      RDMACHECK_WIRE_SMP      vCPUs per guest (default 1: two guests on a 2-core host)
+#      RDMACHECK_LAB_TIMEOUT, RDMACHECK_LAB_MEM (default 2048 here), RDMACHECK_CACHE,
+#      RDMACHECK_BIN           as for scripts/lab.sh
+# Exit: 0 when both runs passed and no capture has a violation; 1 otherwise; 124 when a
+# node timed out, 123 when one panicked, 125 when the lab failed. A node that dies is
+# reported (its console log kept), never waited for past the lab's timeout.
+set -euo pipefail
+{
+start=$SECONDS
+LAB_TAG=wire-lab
+RDMACHECK_LAB_MEM=${RDMACHECK_LAB_MEM:-2048}
+# shellcheck source=scripts/lab-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lab-lib.sh"
+repo=$lab_repo
+case ${1:-} in
+  '') ;;
+  -h | --help) sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+  *) die "unknown argument '$1' (usage: scripts/wire-lab.sh)" ;;
+esac
+out=${RDMACHECK_OUT:-$repo/out}
+bin=${RDMACHECK_BIN:-$repo/build/rdmacheck}
+[ -x "$bin" ] || die "no rdmacheck binary at $bin: build first (or set RDMACHECK_BIN)"
+smp=${RDMACHECK_WIRE_SMP:-1}
+base=${RDMACHECK_WIRE_PORT:-18600}
+# Every suite with tests that build pairs; their other tests run on node B alone.
+suites=${RDMACHECK_WIRE_SUITES:-datapath,atomics,rdma_cm,access,errors,mw,srq,comp_channel,ah,cq_ex,qp_state}
+lab_check_tools
+need tshark tshark
+
+mkdir -p "$out/wire" || die "cannot create $out/wire"
+out=$(cd "$out" && pwd)
+dir=$out/wire
+rm -rf "$dir"/rxe0 "$dir"/siw0 "$dir"/*.pcap "$dir"/wire-check-*.json "$dir"/.done.* "$dir"/bench-*.json
+session=$$.$RANDOM
+export RDMACHECK_WIRE_DIR=$dir RDMACHECK_WIRE_SESSION=$session RDMACHECK_WIRE_SUITES=$suites RDMACHECK_BIN=$bin
+export RDMACHECK_WIRE_WAIT=$limit
+
+# Node N's boot: kernel, control dir, QEMU line. nic LINK: its NIC on that link (A listens).
+declare -A kvers qpid runs boots
+boot_node() {
+  local node=$1 spec=$2 n a l mode cap
+  lab_kernel "$spec"
+  lab_prepare
+  kvers[$node]=$kver
+  lab_control "$out" "$repo" "$dir/node-$node-console.log" "[$node] " none -- \
+    "$repo/scripts/wire-node.sh" "$([ "$node" = A ] && echo serve || echo run)"
+  runs[$node]=$run
+  n=$([ "$node" = A ] && echo 1 || echo 2)
+  mode=$([ "$node" = A ] && echo listen || echo connect)
+  mapfile -t a < <(lab_qemu "$run" "$out" "$smp")
+  for l in 0 1 2; do
+    a+=(-netdev "socket,id=n$l,$mode=127.0.0.1:$((base + l))"
+      -device "virtio-net-pci,netdev=n$l,mac=52:54:00:88:0$l:0$n")
+  done
+  if [ "$node" = A ]; then # the captures: what node A's NIC sends and receives on each wire
+    for l in 1 2; do
+      cap=$dir/$([ $l = 1 ] && echo rxe || echo siw).pcap
+      a+=(-object "filter-dump,id=f$l,netdev=n$l,file=$cap,maxlen=1600")
+    done
+  fi
+  log "booting node $node ($accel, kernel $kver, $smp vCPU)"
+  boots[$node]=$SECONDS
+  timeout -k 10 "$limit" "${a[@]}" </dev/null &
+  qpid[$node]=$!
+  lab_pids+=($!)
+}
+boot_node A "${RDMACHECK_KERNEL_A:-${RDMACHECK_KERNEL:-}}"
+sleep 1 # A listens before B connects
+boot_node B "${RDMACHECK_KERNEL_B:-${RDMACHECK_KERNEL:-}}"
+
+# B drives; A ends when B says it is done (or dies). A node that died is reported.
+declare -A status
+rc=0
+wait "${qpid[B]}" || rc=$?
+lab_wait_readers "${runs[B]}"
+status[B]=0
+lab_outcome "${runs[B]}" "$out" "$dir/node-B-console.log" $((SECONDS - boots[B])) "$rc" || status[B]=$?
+[ -e "$dir/.done.$session" ] || touch "$dir/.done.$session" # B died: A stops waiting
+rc=0
+for _ in $(seq 120); do kill -0 "${qpid[A]}" 2>/dev/null || break; sleep 0.5; done
+kill "${qpid[A]}" 2>/dev/null || true
+wait "${qpid[A]}" || rc=$?
+lab_pids=()
+lab_wait_readers "${runs[A]}"
+status[A]=0
+lab_outcome "${runs[A]}" "$out" "$dir/node-A-console.log" $((SECONDS - boots[A])) "$rc" || status[A]=$?
+log "node A (kernel ${kvers[A]}) exit ${status[A]}, node B (kernel ${kvers[B]}) exit ${status[B]}; $((SECONDS - start)) s"
+rm -f "$dir/.done.$session"
+
+# The captures: each test's packets (slices) into its results.json, the wire checks.
+final=${status[B]}
+[ "${status[A]}" = 0 ] || [ "$final" -ge 123 ] || final=${status[A]}
+interop=false
+[ "${kvers[A]}" = "${kvers[B]}" ] || interop=true
+declare -A linkof=([rxe0]=rxe [siw0]=siw)
+dirs=()
+for dev in rxe0 siw0; do
+  l=${linkof[$dev]}
+  cap=$dir/$l.pcap
+  log "$l.pcap: $(stat -c %s "$cap" 2>/dev/null || echo 0) bytes"
+  check=''
+  if "$bin" wire check --help >/dev/null 2>&1; then
+    check=$dir/wire-check-$l.json
+    c=0
+    "$bin" wire check --format=json "$cap" >"$check" || c=$?
+    case $c in
+      0) log "$l.pcap: wire check: no violation" ;;
+      1) log "$l.pcap: wire check: violations (see $check)"; [ "$final" != 0 ] || final=1 ;;
+      *) log "$l.pcap: wire check could not read the capture (exit $c)"; [ "$final" != 0 ] || final=1 ;;
+    esac
+  else
+    log "$l.pcap: not checked (this rdmacheck has no 'wire check')"
+  fi
+  [ -f "$dir/$dev/results.json" ] || { log "$dev: no results.json (node B's run did not finish)"; continue; }
+  "$bin" wire-slices --capture="$cap" --link="$l" --kernel_a="${kvers[A]}" --kernel_b="${kvers[B]}" \
+    --wire_check="$check" "$dir/$dev/results.json" || log "$dev: slicing the capture failed"
+  dirs+=("$dir/$dev")
+done
+if [ ${#dirs[@]} -gt 0 ]; then
+  "$bin" report --out="$dir" "${dirs[@]}" || { log "report failed"; [ "$final" != 0 ] || final=1; }
+fi
+log "done in $((SECONDS - start)) s: node A ${kvers[A]}, node B ${kvers[B]}$([ $interop = true ] && echo ' (interop)'); exit $final"
+exit "$final"
+}
