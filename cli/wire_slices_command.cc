@@ -87,28 +87,43 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
                                   {"node_b_kernel", b},
                                   {"interop", a != b},
                                   {"checked", !check.is_null()}};
+  // Top-level too, so the report's environment table names both kernels in rows of their own.
+  (*results)["environment"]["peer_kernel"] = a;
+  (*results)["environment"]["interop"] =
+      a == b ? absl::StrCat("no: both nodes on ", a) : absl::StrCat("yes: this node on ", b, ", the peer (serve) on ", a);
   const std::filesystem::path dir = std::filesystem::path(positional[0]).parent_path();
   std::string opcodes_path = absl::GetFlag(FLAGS_opcodes);
   if (opcodes_path.empty()) opcodes_path = (dir.parent_path() / "opcodes.json").string();
   nlohmann::json opcodes = ReadJson(opcodes_path).value_or(nlohmann::json::object());
   int on_wire = 0;
+  std::map<std::string, std::pair<int, int>> per_suite;  // suite -> (tests on the wire, tests)
   for (nlohmann::json& t : (*results)["tests"]) {
     const std::string name = t.value("name", "");
     auto it = slices.find(name);
     if (it == slices.end()) continue;
     t["wire"] = SliceToJson(it->second, link, check);
+    ++per_suite[t.value("suite", "")].second;
     if (it->second.packets == 0) continue;
     ++on_wire;
+    ++per_suite[t.value("suite", "")].first;
     if (t.value("status", "") == "pass") {
       opcodes[TestBodyName(name)][link] = {
           {"test", name}, {"device", results->value("device", "")}, {"sequence", t["wire"]["sequence"]}};
     }
   }
   (*results)["environment"]["wire"]["tests_on_wire"] = on_wire;
+  nlohmann::json suites = nlohmann::json::object();
+  std::vector<std::string> counts;
+  for (const auto& [suite, n] : per_suite) {
+    suites[suite] = {{"on_wire", n.first}, {"tests", n.second}};
+    counts.push_back(absl::StrCat(suite, " ", n.first, "/", n.second));
+  }
+  (*results)["environment"]["wire"]["suites"] = suites;
   if (absl::Status s = WriteFile(positional[0], results->dump(2) + "\n"); !s.ok()) return UsageError(s);
   if (absl::Status s = WriteFile(opcodes_path, opcodes.dump(2) + "\n"); !s.ok()) return UsageError(s);
   std::cout << "rdmacheck wire-slices: " << link << ": " << slices.size() << " tests marked, " << on_wire
-            << " with RDMA packets on the wire; " << positional[0] << ", " << opcodes_path << std::endl;
+            << " with RDMA packets on the wire (" << absl::StrJoin(counts, ", ") << "); " << positional[0] << ", "
+            << opcodes_path << std::endl;
   return kExitOk;
 }
 

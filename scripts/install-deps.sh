@@ -20,6 +20,8 @@ packages=(
   perftest iproute2
   # the VM lab
   qemu-system-x86 busybox-static kmod cpio xz-utils zstd
+  # the wire lab: reading its captures
+  tshark
   # report browser test, CI template lint, container image
   chromium python3-jsonschema yamllint podman debootstrap
 )

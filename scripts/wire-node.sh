@@ -4,9 +4,10 @@
 #   wire-node.sh serve   node A: rdmacheck serve on rxe0 and siw0, until node B is done
 #   wire-node.sh run     node B: rdmacheck run --peer (and bench --peer) against node A
 #
-# Each guest has three virtio NICs on three QEMU socket links, found by MAC
+# Each guest has four virtio NICs on four QEMU socket links, found by MAC
 # 52:54:00:88:0L:0N (L the link, N the node: A 1, B 2), addressed 10.88.L.N/24:
-#   L=0 control: the side channels (not captured), L=1 rxe0's wire, L=2 siw0's wire.
+#   L=0 control: the side channels (not captured), L=1 rxe0's wire, L=2 siw0's wire,
+#   L=3 the bench's wire (rxe1, only with RDMACHECK_WIRE_BENCH=1; captured headers only).
 # One RDMA device per NIC and subnet: rdma_cm resolves an IP to a device by its netdev.
 # Env (from wire-lab.sh): RDMACHECK_WIRE_DIR (results), RDMACHECK_WIRE_SESSION (names the
 # done file), RDMACHECK_WIRE_SUITES, RDMACHECK_WIRE_WAIT (s node A waits for B),
@@ -35,17 +36,26 @@ nic() {
   return 1
 }
 declare -A ifs
-for l in 0 1 2; do
+for l in 0 1 2 3; do
   ifs[$l]=$(nic $l) || { log "no NIC with MAC 52:54:00:88:0$l:0$n"; exit 2; }
   ip link set "${ifs[$l]}" up && ip addr add "10.88.$l.$n/24" dev "${ifs[$l]}" || exit 2
 done
 "$repo/scripts/setup-softrdma.sh" --rxe --netdev "${ifs[1]}" && "$repo/scripts/setup-softrdma.sh" --siw --netdev "${ifs[2]}" ||
   { log "soft RDMA devices did not come up"; exit 2; }
-declare -A port=([rxe0]=18515 [siw0]=18516)
+declare -A port=([rxe0]=18515 [siw0]=18516 [rxe1]=18517)
+devices=(rxe0 siw0)
+if [ "${RDMACHECK_WIRE_BENCH:-0}" = 1 ]; then
+  rdma link add rxe1 type rxe netdev "${ifs[3]}" || { log "cannot add rxe1 on ${ifs[3]}"; exit 2; }
+  for ((i = 0; i < 50; i++)); do
+    read -r state </sys/class/infiniband/rxe1/ports/1/state && [[ $state == *ACTIVE* ]] && break
+    sleep 0.2
+  done
+  devices+=(rxe1)
+fi
 
 if [ "$role" = serve ]; then
   pids=()
-  for dev in rxe0 siw0; do
+  for dev in "${devices[@]}"; do
     "$bin" serve --device="$dev" --listen="${port[$dev]}" "$scale" >"$dir/serve-$dev.log" 2>&1 &
     pids+=($!)
   done
@@ -64,7 +74,7 @@ if [ "$role" = serve ]; then
 fi
 
 # Node B. Wait (bounded) until node A's serve processes take connections.
-for dev in rxe0 siw0; do
+for dev in "${devices[@]}"; do
   for ((i = 0; i < 300; i++)); do
     (exec 3<>"/dev/tcp/10.88.0.1/${port[$dev]}") 2>/dev/null && break
     sleep 0.2
@@ -77,15 +87,15 @@ for dev in rxe0 siw0; do
   log "$dev: suites ${RDMACHECK_WIRE_SUITES} against node A"
   # Each test's start and end as a UDP datagram on its wire (runner/wire_marks.h): the
   # slices of the capture per test.
-  RDMACHECK_WIRE_MARKS=10.88.$link.1:4790 "$bin" run --device="$dev" --peer="10.88.0.1:${port[$dev]}" \
+  RDMACHECK_WIRE_MARKS=10.88.$link.1:9 "$bin" run --device="$dev" --peer="10.88.0.1:${port[$dev]}" \
     --suites="$RDMACHECK_WIRE_SUITES" --out="$dir/$dev" "$scale" || rc=1
   link=$((link + 1))
 done
 if [ "${RDMACHECK_WIRE_BENCH:-0}" = 1 ]; then
   for poll in event busy; do
-    log "rxe0: bench --poll=$poll against node A"
-    "$bin" bench --device=rxe0 --peer="10.88.0.1:${port[rxe0]}" --poll=$poll --sizes=64,4096,65536 \
-      --iters=200 --bw_bytes=4194304 --out="$dir/bench-rxe0-$poll.json" "$scale" || log "bench --poll=$poll failed"
+    log "rxe1: bench --poll=$poll against node A"
+    "$bin" bench --device=rxe1 --peer="10.88.0.1:${port[rxe1]}" --poll=$poll --sizes=64,4096,65536 \
+      --iters=200 --bw_bytes=4194304 --out="$dir/bench-rxe1-$poll.json" "$scale" || log "bench --poll=$poll failed"
   done
 fi
 touch "$done_file"
