@@ -47,20 +47,28 @@ absl::Status CheckWc(const ibv_wc& wc);  // an error status for a failed complet
 inline bool IsRecv(const ibv_wc& wc) { return (wc.opcode & IBV_WC_RECV) != 0; }
 inline bool IsSend(const ibv_wc& wc) { return !IsRecv(wc); }
 
-// Busy-polls `cq` until a completion that `wanted` accepts arrives; others (sends on a
-// shared CQ) are checked and dropped. Returns the wanted completion's wr_id.
+// One poll of `cq`: 1 when a completion `wanted` accepts came (its wr_id in `id`), 0 when
+// the CQ was empty, -1 when another one came (checked and dropped: sends on a shared CQ).
+template <typename Wanted>
+absl::StatusOr<int> PollOnce(ibv_cq* cq, Wanted wanted, uint64_t& id, absl::string_view what) {
+  ibv_wc wc;
+  int n = ibv_poll_cq(cq, 1, &wc);
+  if (n < 0) return absl::InternalError(absl::StrCat("ibv_poll_cq failed ", what));
+  if (n == 0) return 0;
+  RDMACHECK_RETURN_IF_ERROR(CheckWc(wc));
+  if (!wanted(wc)) return -1;
+  id = wc.wr_id;
+  return 1;
+}
+
+// Busy-polls `cq` until a completion that `wanted` accepts arrives. Returns its wr_id.
 template <typename Wanted>
 absl::StatusOr<uint64_t> PollFor(ibv_cq* cq, Wanted wanted, Deadline& deadline, absl::string_view what) {
-  ibv_wc wc;
+  uint64_t id = 0;
   while (true) {
-    int n = ibv_poll_cq(cq, 1, &wc);
-    if (n < 0) return absl::InternalError(absl::StrCat("ibv_poll_cq failed ", what));
-    if (n == 1) {
-      RDMACHECK_RETURN_IF_ERROR(CheckWc(wc));
-      if (wanted(wc)) return wc.wr_id;
-    } else if (deadline.Passed()) {
-      return TimedOut(what);
-    }
+    RDMACHECK_ASSIGN_OR_RETURN(int got, PollOnce(cq, wanted, id, what));
+    if (got == 1) return id;
+    if (got == 0 && deadline.Passed()) return TimedOut(what);
   }
 }
 
@@ -75,15 +83,13 @@ template <typename Wanted>
 absl::StatusOr<uint64_t> WaitFor(const Endpoint& e, ibv_cq* cq, Wanted wanted, Deadline& deadline,
                                  absl::string_view what) {
   if (e.channel() == nullptr) return PollFor(cq, wanted, deadline, what);
-  ibv_wc wc;
+  uint64_t id = 0;
   bool armed = false;
   while (true) {
-    int n = ibv_poll_cq(cq, 1, &wc);
-    if (n < 0) return absl::InternalError(absl::StrCat("ibv_poll_cq failed ", what));
-    if (n == 1) {
-      RDMACHECK_RETURN_IF_ERROR(CheckWc(wc));
-      if (wanted(wc)) return wc.wr_id;
-    } else if (!armed) {
+    RDMACHECK_ASSIGN_OR_RETURN(int got, PollOnce(cq, wanted, id, what));
+    if (got == 1) return id;
+    if (got == -1) continue;
+    if (!armed) {
       if (ibv_req_notify_cq(cq, 0) != 0) return absl::InternalError(absl::StrCat("ibv_req_notify_cq failed ", what));
       armed = true;
     } else {

@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -15,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "reports/report_model.h"  // ReadJsonFile
 #include "reports/wire_slices.h"
 #include "results/results.h"
 
@@ -50,14 +50,6 @@ absl::StatusOr<std::string> TsharkFields(const std::string& capture) {
   return text;
 }
 
-absl::StatusOr<nlohmann::json> ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, " is not JSON"));
-  return j;
-}
-
 }  // namespace
 
 int WireSlicesCommand(const std::vector<std::string>& positional) {
@@ -65,7 +57,7 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
   const std::string capture = absl::GetFlag(FLAGS_capture), link = absl::GetFlag(FLAGS_link);
   if (capture.empty() || link.empty()) return UsageError("wire-slices needs --capture=PCAP and --link=NAME");
   // Edited as JSON: "wire" is added to each test's record, everything else kept as it is.
-  absl::StatusOr<nlohmann::json> results = ReadJson(positional[0]);
+  absl::StatusOr<nlohmann::json> results = ReadJsonFile(positional[0]);
   if (!results.ok()) return UsageError(results.status());
   if (!results->contains("tests") || !(*results)["tests"].is_array()) {
     return UsageError(absl::StrCat(positional[0], " is not a results.json (no tests)"));
@@ -74,7 +66,7 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
   if (!fields.ok()) return UsageError(fields.status());
   nlohmann::json check;
   if (!absl::GetFlag(FLAGS_wire_check).empty()) {
-    absl::StatusOr<nlohmann::json> read = ReadJson(absl::GetFlag(FLAGS_wire_check));
+    absl::StatusOr<nlohmann::json> read = ReadJsonFile(absl::GetFlag(FLAGS_wire_check));
     if (!read.ok()) return UsageError(read.status());
     check = *std::move(read);
   }
@@ -94,7 +86,7 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
   const std::filesystem::path dir = std::filesystem::path(positional[0]).parent_path();
   std::string opcodes_path = absl::GetFlag(FLAGS_opcodes);
   if (opcodes_path.empty()) opcodes_path = (dir.parent_path() / "opcodes.json").string();
-  nlohmann::json opcodes = ReadJson(opcodes_path).value_or(nlohmann::json::object());
+  nlohmann::json opcodes = ReadJsonFile(opcodes_path).value_or(nlohmann::json::object());
   int on_wire = 0;
   std::map<std::string, std::pair<int, int>> per_suite;  // suite -> (tests on the wire, tests)
   for (nlohmann::json& t : (*results)["tests"]) {
