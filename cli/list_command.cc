@@ -75,13 +75,21 @@ nlohmann::json WireOpcodes() {
   return j.is_object() ? j : nlohmann::json::object();
 }
 
-// "rxe: B>A RC SEND Only, A>B RC Acknowledge" per link.
+// "rxe: B>A RC SEND Only, A>B RC Acknowledge" per link, at most kShownSteps steps each.
+constexpr size_t kShownSteps = 8;
 std::vector<std::string> OnTheWire(const nlohmann::json& opcodes, const std::string& test) {
   std::vector<std::string> lines;
   if (!opcodes.contains(test)) return lines;
   for (const auto& [link, seen] : opcodes[test].items()) {
     std::vector<std::string> steps;
-    for (const nlohmann::json& step : seen.value("sequence", nlohmann::json::array())) steps.push_back(step.get<std::string>());
+    const nlohmann::json sequence = seen.value("sequence", nlohmann::json::array());
+    for (const nlohmann::json& step : sequence) {
+      if (steps.size() == kShownSteps) {  // a line to read, not the whole exchange
+        steps.push_back(absl::StrCat("... (", sequence.size(), " steps)"));
+        break;
+      }
+      steps.push_back(step.get<std::string>());
+    }
     lines.push_back(absl::StrCat(link, ": ", absl::StrJoin(steps, ", ")));
   }
   return lines;
