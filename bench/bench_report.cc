@@ -51,7 +51,7 @@ std::vector<Row> Rows(const BenchRun& run) {
 
 std::string RunTitle(const BenchRun& run) {
   const std::string where = run.peer.empty() ? "loopback" : absl::StrCat("to the peer ", run.peer);
-  return absl::StrCat(run.device, " (", run.transport, ", ", where, ", connected ", run.method, ", ", run.started, ")");
+  return absl::StrCat(run.device, " (", run.transport, ", ", where, ", connected ", run.method, ", ", run.poll == "event" ? "event-driven completions, " : "", run.started, ")");
 }
 
 }  // namespace

@@ -53,6 +53,7 @@ nlohmann::json BenchRunToJson(const BenchRun& run) {
                       {"method", run.method},          {"started", run.started}, {"points", PointsToJson(run.points)},
                       {"perftest", PointsToJson(run.perftest)}};
   if (!run.peer.empty()) j["peer"] = run.peer;
+  j["poll"] = run.poll;
   return j;
 }
 
@@ -63,6 +64,7 @@ absl::StatusOr<BenchRun> BenchRunFromJson(const nlohmann::json& json) {
     run.transport = json.value("transport", "");
     run.method = json.value("method", "");
     run.peer = json.value("peer", "");
+    run.poll = json.value("poll", "busy");
     run.started = json.value("started", "");
     run.points = PointsFromJson(json.at("points"));
     run.perftest = PointsFromJson(json.value("perftest", nlohmann::json::array()));

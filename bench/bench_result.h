@@ -40,6 +40,7 @@ struct BenchRun {
   std::string transport;
   std::string method;  // how the pair was connected: "manual" or "rdma_cm"
   std::string peer;    // two-host mode: the `rdmacheck serve` the remote side ran on ("" = loopback)
+  std::string poll = "busy";  // how completions were waited for: "busy" or "event" (busy_poll.h)
   std::string started;
   std::vector<BenchPoint> points;    // rdmacheck's
   std::vector<BenchPoint> perftest;  // --compare-perftest: the same points measured by perftest

@@ -1,5 +1,11 @@
 #include "bench/busy_poll.h"
 
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
 #include "harness/connection/work_requests.h"
 
 namespace rdmacheck {
@@ -9,6 +15,25 @@ absl::Status TimedOut(absl::string_view what) { return absl::DeadlineExceededErr
 absl::Status CheckWc(const ibv_wc& wc) {
   if (wc.status == IBV_WC_SUCCESS) return absl::OkStatus();
   return absl::InternalError(absl::StrCat("completion error: ", DescribeWc(wc)));
+}
+
+absl::Status AwaitCqEvent(ibv_comp_channel* channel, const Deadline& deadline, absl::string_view what) {
+  while (true) {
+    const absl::Duration left = deadline.Remaining();
+    if (left <= absl::ZeroDuration()) return TimedOut(what);
+    pollfd p{channel->fd, POLLIN, 0};
+    const int ms = static_cast<int>(std::min<int64_t>(absl::ToInt64Milliseconds(left) + 1, 1000));
+    const int n = poll(&p, 1, ms);
+    if (n < 0 && errno != EINTR) return absl::InternalError(absl::StrCat("poll on the completion channel failed ", what));
+    if (n <= 0) continue;
+    ibv_cq* cq = nullptr;
+    void* context = nullptr;
+    if (ibv_get_cq_event(channel, &cq, &context) != 0) {
+      return absl::InternalError(absl::StrCat("ibv_get_cq_event failed ", what));
+    }
+    ibv_ack_cq_events(cq, 1);
+    return absl::OkStatus();
+  }
 }
 
 absl::Status ReapSends(Endpoint& e) {
@@ -50,8 +75,10 @@ absl::Status PostPingPongWrite(Endpoint& e, uint32_t size, int i) {
 
 absl::Status AwaitMark(const Endpoint& e, uint32_t size, uint8_t mark, Deadline& deadline) {
   volatile const uint8_t* last = e.buffer().data() + size - 1;
+  const bool spin = e.channel() == nullptr;
   while (*last != mark) {
     if (deadline.Passed()) return TimedOut("waiting for an RDMA WRITE to land");
+    if (!spin) usleep(10);
   }
   return absl::OkStatus();
 }

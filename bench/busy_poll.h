@@ -1,7 +1,12 @@
 // The tight-loop primitives both sides of a bench point use: a deadline cheap enough to
-// check on every poll, busy-polling a CQ for one kind of completion, and the small
-// policies (inline, signaling, the write ping-pong's last-byte mark) the loops share.
+// check on every poll, waiting on a CQ for one kind of completion (busy-polling, or
+// event-driven when the endpoint has a completion channel: `bench --poll=event`), and the
+// small policies (inline, signaling, the write ping-pong's last-byte mark) the loops share.
 // Plain verbs on an endpoint in this process; every wait ends at its deadline.
+//
+// Why event-driven: a busy-polling process keeps its CPU; two emulated guests on a host
+// with no core to spare (the wire lab: 2 cores, 2 guests) then starve the host threads
+// that carry the packets between them, and latencies measure the starvation.
 #ifndef RDMACHECK_BENCH_BUSY_POLL_H_
 #define RDMACHECK_BENCH_BUSY_POLL_H_
 
@@ -29,6 +34,7 @@ class Deadline {
  public:
   explicit Deadline(absl::Duration budget) : end_(BenchClock::now() + absl::ToChronoNanoseconds(budget)) {}
   bool Passed() { return (++calls_ & 0x3ff) == 0 && BenchClock::now() > end_; }
+  absl::Duration Remaining() const { return absl::FromChrono(end_ - BenchClock::now()); }
 
  private:
   BenchClock::time_point end_;
@@ -41,19 +47,54 @@ absl::Status CheckWc(const ibv_wc& wc);  // an error status for a failed complet
 inline bool IsRecv(const ibv_wc& wc) { return (wc.opcode & IBV_WC_RECV) != 0; }
 inline bool IsSend(const ibv_wc& wc) { return !IsRecv(wc); }
 
-// Busy-polls `cq` until a completion that `wanted` accepts arrives; others (sends on a
-// shared CQ) are checked and dropped. Returns the wanted completion's wr_id.
+// One poll of `cq`: 1 when a completion `wanted` accepts came (its wr_id in `id`), 0 when
+// the CQ was empty, -1 when another one came (checked and dropped: sends on a shared CQ).
+template <typename Wanted>
+absl::StatusOr<int> PollOnce(ibv_cq* cq, Wanted wanted, uint64_t& id, absl::string_view what) {
+  ibv_wc wc;
+  int n = ibv_poll_cq(cq, 1, &wc);
+  if (n < 0) return absl::InternalError(absl::StrCat("ibv_poll_cq failed ", what));
+  if (n == 0) return 0;
+  RDMACHECK_RETURN_IF_ERROR(CheckWc(wc));
+  if (!wanted(wc)) return -1;
+  id = wc.wr_id;
+  return 1;
+}
+
+// Busy-polls `cq` until a completion that `wanted` accepts arrives. Returns its wr_id.
 template <typename Wanted>
 absl::StatusOr<uint64_t> PollFor(ibv_cq* cq, Wanted wanted, Deadline& deadline, absl::string_view what) {
-  ibv_wc wc;
+  uint64_t id = 0;
   while (true) {
-    int n = ibv_poll_cq(cq, 1, &wc);
-    if (n < 0) return absl::InternalError(absl::StrCat("ibv_poll_cq failed ", what));
-    if (n == 1) {
-      RDMACHECK_RETURN_IF_ERROR(CheckWc(wc));
-      if (wanted(wc)) return wc.wr_id;
-    } else if (deadline.Passed()) {
-      return TimedOut(what);
+    RDMACHECK_ASSIGN_OR_RETURN(int got, PollOnce(cq, wanted, id, what));
+    if (got == 1) return id;
+    if (got == 0 && deadline.Passed()) return TimedOut(what);
+  }
+}
+
+// Event-driven: blocks on `channel` until a CQ event arrives (acknowledging it) or the
+// deadline passes.
+absl::Status AwaitCqEvent(ibv_comp_channel* channel, const Deadline& deadline, absl::string_view what);
+
+// PollFor, or where the endpoint has a completion channel, event-driven: poll; when the CQ
+// is empty arm it, poll once more (a completion before the arming raises no event), and
+// only then sleep on the channel.
+template <typename Wanted>
+absl::StatusOr<uint64_t> WaitFor(const Endpoint& e, ibv_cq* cq, Wanted wanted, Deadline& deadline,
+                                 absl::string_view what) {
+  if (e.channel() == nullptr) return PollFor(cq, wanted, deadline, what);
+  uint64_t id = 0;
+  bool armed = false;
+  while (true) {
+    RDMACHECK_ASSIGN_OR_RETURN(int got, PollOnce(cq, wanted, id, what));
+    if (got == 1) return id;
+    if (got == -1) continue;
+    if (!armed) {
+      if (ibv_req_notify_cq(cq, 0) != 0) return absl::InternalError(absl::StrCat("ibv_req_notify_cq failed ", what));
+      armed = true;
+    } else {
+      RDMACHECK_RETURN_IF_ERROR(AwaitCqEvent(e.channel(), deadline, what));
+      armed = false;
     }
   }
 }
@@ -80,6 +121,8 @@ absl::Status PostPingPongSend(Endpoint& e, uint32_t size, int i);
 // start zeroed), and waits for the other's mark in the last byte of its own lower half.
 uint8_t Mark(int i);
 absl::Status PostPingPongWrite(Endpoint& e, uint32_t size, int i);
+// Polls the mark in memory (no completion tells the target of an RDMA WRITE); with a
+// completion channel (event mode) it sleeps 10 us between reads instead of spinning.
 absl::Status AwaitMark(const Endpoint& e, uint32_t size, uint8_t mark, Deadline& deadline);
 
 }  // namespace rdmacheck

@@ -31,7 +31,7 @@ absl::Status SendPingPong(Endpoint& ping, Endpoint& pong, uint32_t size, int ite
   for (int i = 0; i < iterations && status.ok(); ++i) {
     BenchClock::time_point start = BenchClock::now();
     status = PostPingPongSend(ping, size, i);
-    if (status.ok()) status = PollFor(ping.recv_cq(), IsRecv, deadline, "waiting for a pong").status();
+    if (status.ok()) status = WaitFor(ping, ping.recv_cq(), IsRecv, deadline, "waiting for a pong").status();
     samples.push_back(Micros(BenchClock::now() - start) / 2);
     if (status.ok()) status = ping.PostRecv(0, recv_at, size);
     if (status.ok()) status = ReapSends(ping);
@@ -64,7 +64,7 @@ absl::Status ReadRoundTrips(Endpoint& e, uint32_t size, int iterations, Deadline
     ibv_send_wr wr = RdmaWr(i, &sge, size ? 1 : 0, IBV_WR_RDMA_READ, e.peer_buffer().At(0, size));
     BenchClock::time_point start = BenchClock::now();
     RDMACHECK_RETURN_IF_ERROR(e.PostSend(wr));
-    RDMACHECK_RETURN_IF_ERROR(PollFor(e.send_cq(), IsSend, deadline, "waiting for an RDMA READ").status());
+    RDMACHECK_RETURN_IF_ERROR(WaitFor(e, e.send_cq(), IsSend, deadline, "waiting for an RDMA READ").status());
     samples.push_back(Micros(BenchClock::now() - start));
   }
   return absl::OkStatus();
@@ -89,7 +89,7 @@ absl::StatusOr<double> Stream(Endpoint& e, ibv_wr_opcode opcode, uint32_t size, 
       ++posted;
     }
     // A signaled completion with wr_id k means WRs 1..k are done.
-    RDMACHECK_ASSIGN_OR_RETURN(uint64_t done, PollFor(e.send_cq(), IsSend, deadline, "waiting for a send completion"));
+    RDMACHECK_ASSIGN_OR_RETURN(uint64_t done, WaitFor(e, e.send_cq(), IsSend, deadline, "waiting for a send completion"));
     completed = static_cast<int>(done);
   }
   return std::chrono::duration<double>(BenchClock::now() - start).count();
@@ -121,8 +121,9 @@ absl::StatusOr<double> SendStream(ConnectedPair& pair, uint32_t size, int iterat
 }  // namespace
 
 absl::StatusOr<ConnectedPair> BenchPair(ibv_context* context, const Selection& selection, uint32_t max_size,
-                                        RemoteEndpointFactory* peer) {
+                                        RemoteEndpointFactory* peer, bool event_driven) {
   PairOptions options;
+  options.use_comp_channel = event_driven;  // both sides then wait on it (busy_poll.h WaitFor)
   options.max_send_wr = kWindow + kSignalEvery;
   options.max_recv_wr = kRecvDepth;
   options.buffer_size = 2 * static_cast<size_t>(max_size < 64 ? 64 : max_size);

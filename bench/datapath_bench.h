@@ -28,8 +28,10 @@ namespace rdmacheck {
 // An RC pair with room for messages up to `max_size` and the queues the loops need; its
 // remote side on `peer` when given (two-host mode), else in this process. Each measurement
 // takes a fresh pair: receives left posted by one must not meet the messages of the next.
+// `event_driven`: both endpoints get a completion channel and every wait for a completion,
+// on both sides, sleeps on it instead of busy-polling (`bench --poll=event`).
 absl::StatusOr<ConnectedPair> BenchPair(ibv_context* context, const Selection& selection, uint32_t max_size,
-                                        RemoteEndpointFactory* peer = nullptr);
+                                        RemoteEndpointFactory* peer = nullptr, bool event_driven = false);
 
 // How long one point (ours or perftest's) may take before it counts as stuck: 30 s, plus
 // 1 ms per iteration, plus the bytes it moves at 10 MiB/s (a floor far below any device's

@@ -10,7 +10,7 @@ namespace {
 absl::Status EchoSends(Endpoint& e, const EchoJob& job, Deadline& deadline) {
   const uint32_t recv_at = PingPongRecvOffset(e);
   for (int i = 0; i < job.iterations; ++i) {
-    RDMACHECK_RETURN_IF_ERROR(PollFor(e.recv_cq(), IsRecv, deadline, "waiting for a ping").status());
+    RDMACHECK_RETURN_IF_ERROR(WaitFor(e, e.recv_cq(), IsRecv, deadline, "waiting for a ping").status());
     RDMACHECK_RETURN_IF_ERROR(e.PostRecv(0, recv_at, job.size));
     RDMACHECK_RETURN_IF_ERROR(PostPingPongSend(e, job.size, i));
     RDMACHECK_RETURN_IF_ERROR(ReapSends(e));
@@ -28,7 +28,7 @@ absl::Status EchoWrites(Endpoint& e, const EchoJob& job, Deadline& deadline) {
 
 absl::Status Sink(Endpoint& e, const EchoJob& job, Deadline& deadline) {
   for (int received = 0; received < job.iterations; ++received) {
-    RDMACHECK_RETURN_IF_ERROR(PollFor(e.recv_cq(), IsRecv, deadline, "waiting for a SEND to arrive").status());
+    RDMACHECK_RETURN_IF_ERROR(WaitFor(e, e.recv_cq(), IsRecv, deadline, "waiting for a SEND to arrive").status());
     if (received + job.depth < job.iterations) RDMACHECK_RETURN_IF_ERROR(e.PostRecv(0, 0, job.size));
   }
   return absl::OkStatus();

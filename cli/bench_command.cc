@@ -27,6 +27,9 @@ ABSL_FLAG(std::string, sizes, "64,4096,65536,1048576", "bench: message sizes in 
 ABSL_FLAG(int, iters, 1000, "bench: iterations of each latency point");
 ABSL_FLAG(int64_t, bw_bytes, 64 << 20,
           "bench: bytes each bandwidth point moves (iterations = bw_bytes / size, within 100..10000)");
+ABSL_FLAG(std::string, poll, "busy",
+          "bench: how completions are waited for: busy (spin on the CQ, as perftest) or event (sleep on a "
+          "completion channel, both sides; for hosts without a core to spare per process, e.g. two emulated guests)");
 ABSL_FLAG(bool, compare_perftest, false, "bench: also run perftest (ib_send_lat, ib_write_bw, ib_read_bw) on the device");
 
 namespace rdmacheck {
@@ -68,6 +71,8 @@ int BenchCommand(const std::vector<std::string>& positional) {
   if (!peer.empty() && absl::GetFlag(FLAGS_compare_perftest)) {
     return UsageError("--compare-perftest runs perftest loopback on this host; it cannot be combined with --peer");
   }
+  const std::string poll = absl::GetFlag(FLAGS_poll);
+  if (poll != "busy" && poll != "event") return UsageError("--poll must be busy or event");
   absl::StatusOr<std::vector<uint32_t>> sizes = ParseSizes(absl::GetFlag(FLAGS_sizes));
   if (!sizes.ok()) return UsageError(sizes.status());
   absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
@@ -86,13 +91,14 @@ int BenchCommand(const std::vector<std::string>& positional) {
   run.transport = TransportName(selection.transport);
   run.started = absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
   run.peer = peer;
+  run.poll = poll;
   const uint32_t max_size = *std::max_element(sizes->begin(), sizes->end());
   bool all_measured = true;
   for (const Measure& m : kMeasures) {
     for (uint32_t size : *sizes) {
       const int iterations = Iterations(m, size);
       const absl::Duration budget = PointBudget(m.metric, size, iterations);
-      absl::StatusOr<ConnectedPair> pair = BenchPair(device->context.get(), selection, max_size, link.get());
+      absl::StatusOr<ConnectedPair> pair = BenchPair(device->context.get(), selection, max_size, link.get(), poll == "event");
       if (!pair.ok()) {
         return UsageError(absl::StrCat("cannot connect a ", link ? "pair to the peer" : "loopback pair", ": ",
                                        pair.status().message()));

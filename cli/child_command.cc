@@ -1,5 +1,6 @@
 // rdmacheck __child: the process `run` starts per suite. Opens the device, runs the tests
 // GoogleTest's --gtest_filter names, and reports each through the events file.
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "absl/flags/flag.h"
@@ -9,6 +10,7 @@
 #include "runner/counters.h"
 #include "runner/events.h"
 #include "runner/leak_check.h"
+#include "runner/wire_marks.h"
 #include "harness/timeouts.h"
 #include "harness/selection_flags.h"
 #include "testing/test_device.h"
@@ -42,6 +44,11 @@ int ChildCommand(const std::vector<std::string>& positional) {
   const absl::StatusOr<ObjectCounts> baseline = CountProcessObjects(getpid());
   ::testing::UnitTest::GetInstance()->listeners().Append(
       MakeEventWriter(events, TrafficWatch::For(TestDevice::Get().selection(), TestDevice::Get().profile())).release());
+  if (const char* marks = getenv(kWireMarksEnv); marks != nullptr && *marks != '\0') {  // the wire lab
+    absl::StatusOr<std::unique_ptr<::testing::TestEventListener>> marker = MakeWireMarker(marks);
+    if (!marker.ok()) return UsageError(marker.status());
+    ::testing::UnitTest::GetInstance()->listeners().Append(marker->release());
+  }
   int failed = RUN_ALL_TESTS();  // outcomes travel through the events file
   (void)failed;
   if (baseline.ok()) {  // the leak check: one more result of the suite

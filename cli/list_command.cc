@@ -1,7 +1,11 @@
 // rdmacheck list: the catalogue of tests, the page a person reads to learn what is checked.
+#include <stdlib.h>
+
+#include <fstream>
 #include <iostream>
 #include <set>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -11,6 +15,8 @@
 #include "runner/test_selection.h"
 #include "testing/catalogue.h"
 #include "nlohmann/json.hpp"
+
+ABSL_DECLARE_FLAG(std::string, opcodes);
 
 ABSL_FLAG(bool, check, false,
           "Fail (exit 1) when a test has no catalogue entry, an entry names no test, or a shipped expectation "
@@ -61,6 +67,40 @@ std::vector<std::string> CatalogueProblems(const std::vector<RegisteredTest>& te
   return problems;
 }
 
+// What passing tests put on the wire in the wire lab (cli/wire_slices_command.cc), by test
+// body: {"DatapathTest.Send": {"rxe": {"sequence": [...]}, "siw": ...}}. Empty when the wire
+// lab has not run here.
+nlohmann::json WireOpcodes() {
+  std::string path = absl::GetFlag(FLAGS_opcodes);
+  if (path.empty()) {
+    const char* out = getenv("RDMACHECK_OUT");
+    path = absl::StrCat(out != nullptr && *out != '\0' ? out : "out", "/wire/opcodes.json");
+  }
+  std::ifstream in(path);
+  nlohmann::json j = in ? nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false) : nlohmann::json::object();
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+// "rxe: B>A RC SEND Only, A>B RC Acknowledge" per link, at most kShownSteps steps each.
+constexpr size_t kShownSteps = 8;
+std::vector<std::string> OnTheWire(const nlohmann::json& opcodes, const std::string& test) {
+  std::vector<std::string> lines;
+  if (!opcodes.contains(test)) return lines;
+  for (const auto& [link, seen] : opcodes[test].items()) {
+    std::vector<std::string> steps;
+    const nlohmann::json sequence = seen.value("sequence", nlohmann::json::array());
+    for (const nlohmann::json& step : sequence) {
+      if (steps.size() == kShownSteps) {  // a line to read, not the whole exchange
+        steps.push_back(absl::StrCat("... (", sequence.size(), " steps)"));
+        break;
+      }
+      steps.push_back(step.get<std::string>());
+    }
+    lines.push_back(absl::StrCat(link, ": ", absl::StrJoin(steps, ", ")));
+  }
+  return lines;
+}
+
 }  // namespace
 
 int ListCommand(const std::vector<std::string>& positional) {
@@ -86,6 +126,7 @@ int ListCommand(const std::vector<std::string>& positional) {
     return problems.empty() ? kExitOk : kExitFailures;
   }
 
+  const nlohmann::json opcodes = WireOpcodes();
   std::vector<Row> rows;
   for (const RegisteredTest& t : tests) {
     const TestAbout* about = FindAbout(t.test_suite, t.test_name);
@@ -108,6 +149,8 @@ int ListCommand(const std::vector<std::string>& positional) {
                             {"reference", r.about->reference},
                             {"needs", needs}};
       if (const RunsAlone* alone = FindRunsAlone(r.about->fixture, r.about->name)) row["runs_alone"] = alone->why;
+      const std::string test = absl::StrCat(r.about->fixture, ".", r.about->name);
+      if (opcodes.contains(test)) row["on_the_wire"] = opcodes[test];
       out.push_back(std::move(row));
     }
     std::cout << out.dump(2) << std::endl;
@@ -129,6 +172,7 @@ int ListCommand(const std::vector<std::string>& positional) {
       if (const RunsAlone* alone = FindRunsAlone(r.about->fixture, r.about->name)) {
         std::cout << "      runs alone (run --jobs): " << alone->why << "\n";
       }
+      for (const std::string& line : OnTheWire(opcodes, name)) std::cout << "      on the wire, " << line << "\n";
     }
     suite = r.suite;
   }

@@ -20,7 +20,7 @@ packages=(
   perftest iproute2
   # the VM lab
   qemu-system-x86 busybox-static kmod cpio xz-utils zstd
-  # wire checks (`rdmacheck wire check` reads captures through Wireshark's dissectors)
+  # wire checks and the wire lab (`rdmacheck wire check` reads captures through Wireshark's dissectors)
   tshark
   # report browser test, CI template lint, container image
   chromium python3-jsonschema yamllint podman debootstrap

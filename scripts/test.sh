@@ -6,7 +6,8 @@
 #      and the lab boot tests (label `lab-boot`: a guest kernel panic, on purpose),
 #   4. boots the VM lab and runs the device tests on rxe0 and siw0 there (CTest label `device`;
 #      also setup-softrdma.sh's test and the container image, built from an offline base),
-#   5. runs the main job again on Debian's backports kernel (CTest label `backports`).
+#   5. runs the main job again on Debian's backports kernel (CTest label `backports`),
+#   6. runs the two-node wire lab: rxe and siw across captured virtual wires (label `wire`).
 # Both CTest summaries are printed; the exit status is non-zero if either had a failure.
 set -uo pipefail
 
@@ -40,5 +41,9 @@ device=$?
 step "backports kernel (VM lab: the main job on Debian's newest backports kernel)"
 ctest --test-dir build -L backports --output-on-failure
 backports=$?
-step "done: unit tests exit $unit, lab boot tests exit $labboot, device tests exit $device, backports kernel exit $backports"
-[ "$unit" -eq 0 ] && [ "$labboot" -eq 0 ] && [ "$device" -eq 0 ] && [ "$backports" -eq 0 ]
+
+step "wire lab (two VMs: rdmacheck serve on node A, run --peer on node B, the wires captured)"
+ctest --test-dir build -L wire --output-on-failure
+wire=$?
+step "done: unit tests exit $unit, lab boot tests exit $labboot, device tests exit $device, backports kernel exit $backports, wire lab exit $wire"
+[ "$unit" -eq 0 ] && [ "$labboot" -eq 0 ] && [ "$device" -eq 0 ] && [ "$backports" -eq 0 ] && [ "$wire" -eq 0 ]

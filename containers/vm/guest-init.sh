@@ -1,10 +1,10 @@
 #!/bin/bash
 # Stage 2 of the lab VM, PID 1 inside the overlay over the host's root (started by
 # initramfs-init): finishes the mounts, brings up rxe0 and siw0 through
-# scripts/setup-softrdma.sh, runs the command with stdout on ttyS1 and stderr on ttyS2,
+# scripts/setup-softrdma.sh (unless SETUP=none), runs the command with stdout on ttyS1 and stderr on ttyS2,
 # leaves its exit status in /run/lab/status for scripts/lab.sh and powers off.
 # Few processes on purpose: under TCG each exec costs ~0.1 s.
-# /run/lab/env (written by lab.sh) sets REPO OUT CWD MODDIR and the arrays JOBENV ARGV.
+# /run/lab/env (written by lab-lib.sh) sets REPO OUT CWD MODDIR SETUP and the arrays JOBENV ARGV.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 set -uo pipefail
 log() { echo "lab: $*"; }
@@ -27,7 +27,11 @@ ulimit -l unlimited     # inherited by the command: registering memory needs it
 # A few 2 MiB huge pages, so MrSizeTest.HugePageBuffer runs (one per device run in parallel).
 echo 8 > /proc/sys/vm/nr_hugepages || log "no huge pages: MrSizeTest.HugePageBuffer will skip"
 
-"$REPO/scripts/setup-softrdma.sh" 2>&1 || fail "scripts/setup-softrdma.sh failed"
+# SETUP (lab-lib.sh's lab_control): "softrdma" brings up rxe0 and siw0 on dummy netdevs;
+# "none" leaves the devices to the command (scripts/wire-node.sh puts them on NICs).
+if [ "${SETUP:-softrdma}" = softrdma ]; then
+  "$REPO/scripts/setup-softrdma.sh" 2>&1 || fail "scripts/setup-softrdma.sh failed"
+fi
 
 # Command output goes out on its own serial ports, byte for byte (no \n -> \r\n).
 stty -F /dev/ttyS1 raw -echo && stty -F /dev/ttyS2 raw -echo || fail "no ttyS1/ttyS2"

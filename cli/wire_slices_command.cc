@@ -1,0 +1,122 @@
+// rdmacheck wire-slices: cuts a wire lab capture into per-test slices (reports/wire_slices.h)
+// and writes each test's slice into the run's results.json (a field "wire" per test), with the wire's
+// facts under environment "wire" (both nodes' kernels: different ones make the run an
+// interop result). Also merges the passing tests' opcode sequences into --opcodes
+// (default <results dir>/../opcodes.json), which `rdmacheck list` shows. Run by
+// scripts/wire-lab.sh after both nodes ended; needs tshark.
+#include <stdio.h>
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/commands.h"
+#include "reports/report_model.h"  // ReadJsonFile
+#include "reports/wire_slices.h"
+#include "results/results.h"
+
+ABSL_FLAG(std::string, capture, "", "wire-slices: the link's capture (pcap)");
+ABSL_FLAG(std::string, link, "", "wire-slices: the link's name (rxe, siw)");
+ABSL_FLAG(std::string, kernel_a, "", "wire-slices: node A's kernel (serve)");
+ABSL_FLAG(std::string, kernel_b, "", "wire-slices: node B's kernel (run --peer)");
+ABSL_FLAG(std::string, wire_check, "", "wire-slices: `rdmacheck wire check --format=json` output of the capture");
+ABSL_FLAG(std::string, opcodes, "", "wire-slices: the opcode sequences file `list` reads (default: next to the run dir)");
+
+namespace rdmacheck {
+namespace {
+
+// Quoted for sh -c.
+std::string ShellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+absl::StatusOr<std::string> TsharkFields(const std::string& capture) {
+  std::string command = "tshark -n -r " + ShellQuote(capture) + " -T fields -E separator=/t -E occurrence=a -E aggregator=,";
+  for (const std::string& field : kWireSliceFields) command += " -e " + field;
+  command += " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return absl::InternalError("cannot run tshark");
+  std::string text;
+  char buffer[65536];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) text.append(buffer, n);
+  const int status = pclose(pipe);
+  if (status != 0) return absl::InvalidArgumentError(absl::StrCat("tshark could not read ", capture, " (is tshark installed?)"));
+  return text;
+}
+
+}  // namespace
+
+int WireSlicesCommand(const std::vector<std::string>& positional) {
+  if (positional.size() != 1) return UsageError("wire-slices takes one results.json");
+  const std::string capture = absl::GetFlag(FLAGS_capture), link = absl::GetFlag(FLAGS_link);
+  if (capture.empty() || link.empty()) return UsageError("wire-slices needs --capture=PCAP and --link=NAME");
+  // Edited as JSON: "wire" is added to each test's record, everything else kept as it is.
+  absl::StatusOr<nlohmann::json> results = ReadJsonFile(positional[0]);
+  if (!results.ok()) return UsageError(results.status());
+  if (!results->contains("tests") || !(*results)["tests"].is_array()) {
+    return UsageError(absl::StrCat(positional[0], " is not a results.json (no tests)"));
+  }
+  absl::StatusOr<std::string> fields = TsharkFields(capture);
+  if (!fields.ok()) return UsageError(fields.status());
+  nlohmann::json check;
+  if (!absl::GetFlag(FLAGS_wire_check).empty()) {
+    absl::StatusOr<nlohmann::json> read = ReadJsonFile(absl::GetFlag(FLAGS_wire_check));
+    if (!read.ok()) return UsageError(read.status());
+    check = *std::move(read);
+  }
+
+  const std::map<std::string, WireSlice> slices = SliceByMarks(ParseWireFrames(*fields));
+  const std::string a = absl::GetFlag(FLAGS_kernel_a), b = absl::GetFlag(FLAGS_kernel_b);
+  (*results)["environment"]["wire"] = {{"link", link},
+                                  {"capture", std::filesystem::path(capture).filename().string()},
+                                  {"node_a_kernel", a},
+                                  {"node_b_kernel", b},
+                                  {"interop", a != b},
+                                  {"checked", !check.is_null()}};
+  // Top-level too, so the report's environment table names both kernels in rows of their own.
+  (*results)["environment"]["peer_kernel"] = a;
+  (*results)["environment"]["interop"] =
+      a == b ? absl::StrCat("no: both nodes on ", a) : absl::StrCat("yes: this node on ", b, ", the peer (serve) on ", a);
+  const std::filesystem::path dir = std::filesystem::path(positional[0]).parent_path();
+  std::string opcodes_path = absl::GetFlag(FLAGS_opcodes);
+  if (opcodes_path.empty()) opcodes_path = (dir.parent_path() / "opcodes.json").string();
+  nlohmann::json opcodes = ReadJsonFile(opcodes_path).value_or(nlohmann::json::object());
+  int on_wire = 0;
+  std::map<std::string, std::pair<int, int>> per_suite;  // suite -> (tests on the wire, tests)
+  for (nlohmann::json& t : (*results)["tests"]) {
+    const std::string name = t.value("name", "");
+    auto it = slices.find(name);
+    if (it == slices.end()) continue;
+    t["wire"] = SliceToJson(it->second, link, check);
+    ++per_suite[t.value("suite", "")].second;
+    if (it->second.packets == 0) continue;
+    ++on_wire;
+    ++per_suite[t.value("suite", "")].first;
+    if (t.value("status", "") == "pass") {
+      opcodes[TestBodyName(name)][link] = {
+          {"test", name}, {"device", results->value("device", "")}, {"sequence", t["wire"]["sequence"]}};
+    }
+  }
+  (*results)["environment"]["wire"]["tests_on_wire"] = on_wire;
+  nlohmann::json suites = nlohmann::json::object();
+  std::vector<std::string> counts;
+  for (const auto& [suite, n] : per_suite) {
+    suites[suite] = {{"on_wire", n.first}, {"tests", n.second}};
+    counts.push_back(absl::StrCat(suite, " ", n.first, "/", n.second));
+  }
+  (*results)["environment"]["wire"]["suites"] = suites;
+  if (absl::Status s = WriteFile(positional[0], results->dump(2) + "\n"); !s.ok()) return UsageError(s);
+  if (absl::Status s = WriteFile(opcodes_path, opcodes.dump(2) + "\n"); !s.ok()) return UsageError(s);
+  std::cout << "rdmacheck wire-slices: " << link << ": " << slices.size() << " tests marked, " << on_wire
+            << " with RDMA packets on the wire (" << absl::StrJoin(counts, ", ") << "); " << positional[0] << ", "
+            << opcodes_path << std::endl;
+  return kExitOk;
+}
+
+}  // namespace rdmacheck

@@ -1,0 +1,193 @@
+#include "reports/wire_slices.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "results/wire_mark.h"
+
+namespace rdmacheck {
+namespace {
+
+// The column of a field in kWireSliceFields.
+enum Column { kNumber, kSource, kIcmp, kUdpPort, kUdpPayload, kBthOpcode, kDestQp, kRdmap, kMpaReq, kMpaRep };
+
+// "0x0000001" or "17" -> 17; -1 when it is no number.
+int ParseInt(absl::string_view s) {
+  int v = 0;
+  if (absl::ConsumePrefix(&s, "0x")) {
+    uint32_t u = 0;
+    return absl::SimpleHexAtoi(s, &u) ? static_cast<int>(u) : -1;
+  }
+  return absl::SimpleAtoi(s, &v) ? v : -1;
+}
+
+// tshark prints bytes as hex, with or without ':' between them; "" when it is not hex.
+std::string HexToText(absl::string_view hex) {
+  std::string digits = absl::StrReplaceAll(absl::StripAsciiWhitespace(hex), {{":", ""}});
+  std::string text;
+  for (size_t i = 0; i + 1 < digits.size(); i += 2) {
+    uint32_t byte = 0;
+    if (!absl::SimpleHexAtoi(absl::string_view(digits).substr(i, 2), &byte)) return "";
+    text.push_back(static_cast<char>(byte));
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string RoceOpcodeName(int opcode, int dest_qp) {
+  static const char* const kRc[] = {"SEND First", "SEND Middle", "SEND Last", "SEND Last with Immediate",
+                                    "SEND Only", "SEND Only with Immediate", "RDMA WRITE First",
+                                    "RDMA WRITE Middle", "RDMA WRITE Last", "RDMA WRITE Last with Immediate",
+                                    "RDMA WRITE Only", "RDMA WRITE Only with Immediate", "RDMA READ Request",
+                                    "RDMA READ Response First", "RDMA READ Response Middle",
+                                    "RDMA READ Response Last", "RDMA READ Response Only", "Acknowledge",
+                                    "ATOMIC Acknowledge", "CmpSwap", "FetchAdd", "Reserved 0x15",
+                                    "SEND Last with Invalidate", "SEND Only with Invalidate"};
+  const int kind = opcode >> 5, op = opcode & 0x1f;
+  if (opcode == 0x81) return "CNP";
+  std::string name;
+  if (kind == 0 && op < 24) {
+    name = absl::StrCat("RC ", kRc[op]);
+  } else if (kind == 1 && op < 12) {
+    name = absl::StrCat("UC ", kRc[op]);
+  } else if (kind == 3 && (op == 4 || op == 5)) {
+    name = absl::StrCat("UD ", kRc[op]);
+  } else {
+    return absl::StrCat("BTH opcode 0x", absl::Hex(opcode));
+  }
+  if (dest_qp == 1) absl::StrAppend(&name, " (QP1: CM MAD)");
+  return name;
+}
+
+std::string RdmapOpcodeName(int opcode) {
+  static const char* const kNames[] = {"RDMA Write", "RDMA Read Request", "RDMA Read Response", "Send",
+                                       "Send with Invalidate", "Send with SE", "Send with SE and Invalidate",
+                                       "Terminate"};
+  if (opcode >= 0 && opcode < 8) return absl::StrCat("RDMAP ", kNames[opcode]);
+  return absl::StrCat("RDMAP opcode ", opcode);
+}
+
+std::vector<WireFrame> ParseWireFrames(absl::string_view tshark_fields) {
+  std::vector<WireFrame> frames;
+  for (absl::string_view line : absl::StrSplit(tshark_fields, '\n')) {
+    std::vector<absl::string_view> col = absl::StrSplit(line, '\t');
+    if (col.size() < kWireSliceFields.size()) continue;
+    WireFrame f;
+    if (!absl::SimpleAtoi(col[kNumber], &f.number) || !col[kIcmp].empty()) continue;
+    f.source = std::string(col[kSource]);
+    if (col[kUdpPort] == "9") {
+      std::string text = HexToText(col[kUdpPayload]);
+      if (absl::StartsWith(text, kWireMarkPrefix)) f.mark = text;
+    }
+    std::vector<absl::string_view> qps = absl::StrSplit(col[kDestQp], ',', absl::SkipEmpty());
+    std::vector<absl::string_view> ops = absl::StrSplit(col[kBthOpcode], ',', absl::SkipEmpty());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      f.opcodes.push_back(RoceOpcodeName(ParseInt(ops[i]), i < qps.size() ? ParseInt(qps[i]) : -1));
+    }
+    for (absl::string_view op : absl::StrSplit(col[kRdmap], ',', absl::SkipEmpty())) {
+      f.opcodes.push_back(RdmapOpcodeName(ParseInt(op)));
+    }
+    if (!col[kMpaReq].empty()) f.opcodes.push_back("MPA Request");
+    if (!col[kMpaRep].empty()) f.opcodes.push_back("MPA Reply");
+    frames.push_back(std::move(f));
+  }
+  return frames;
+}
+
+std::map<std::string, WireSlice> SliceByMarks(const std::vector<WireFrame>& frames) {
+  std::map<std::string, WireSlice> slices;
+  const std::string start = absl::StrCat(kWireMarkPrefix, "start ");
+  const std::string end = absl::StrCat(kWireMarkPrefix, "end ");
+  std::string node_b;  // the marks' sender
+  WireSlice* open = nullptr;
+  std::string last_step;
+  int repeat = 0;
+  auto flush = [&] {
+    if (open == nullptr || repeat == 0) return;
+    if (static_cast<int>(open->sequence.size()) < kMaxSequence) {
+      open->sequence.push_back(repeat > 1 ? absl::StrCat(last_step, " x", repeat) : last_step);
+    } else {
+      open->truncated = true;
+    }
+    repeat = 0;
+  };
+  for (const WireFrame& f : frames) {
+    if (absl::StartsWith(f.mark, start)) {
+      flush();
+      node_b = f.source;
+      open = &(slices[f.mark.substr(start.size())] = WireSlice{});
+      open->start_mark = f.number;
+      continue;
+    }
+    if (absl::StartsWith(f.mark, end)) {
+      flush();
+      auto it = slices.find(f.mark.substr(end.size()));
+      if (it != slices.end() && &it->second == open) open->end_mark = f.number;
+      open = nullptr;
+      continue;
+    }
+    if (open == nullptr || f.opcodes.empty()) continue;
+    if (open->first_packet == 0) open->first_packet = f.number;
+    open->last_packet = f.number;
+    ++open->packets;
+    const char* direction = f.source == node_b ? "B>A " : "A>B ";
+    for (const std::string& op : f.opcodes) {
+      const std::string step = absl::StrCat(direction, op);
+      ++open->opcodes[step];
+      if (repeat > 0 && step == last_step) {
+        ++repeat;
+      } else {
+        flush();
+        last_step = step;
+        repeat = 1;
+      }
+    }
+  }
+  flush();
+  return slices;
+}
+
+std::vector<nlohmann::json> ViolationsOf(const nlohmann::json& wire_check) {
+  std::vector<nlohmann::json> found;
+  if (wire_check.is_object()) {
+    for (const char* key : {"frame", "packet"}) {
+      if (wire_check.contains(key) && wire_check[key].is_number_integer()) {
+        found.push_back(wire_check);
+        return found;
+      }
+    }
+  }
+  if (wire_check.is_structured()) {
+    for (const nlohmann::json& child : wire_check) {
+      for (nlohmann::json& v : ViolationsOf(child)) found.push_back(std::move(v));
+    }
+  }
+  return found;
+}
+
+nlohmann::json SliceToJson(const WireSlice& slice, const std::string& link, const nlohmann::json& violations) {
+  const int64_t last = slice.end_mark != 0 ? slice.end_mark : slice.last_packet;
+  nlohmann::json j = {{"link", link},
+                      {"start_mark", slice.start_mark},
+                      {"end_mark", slice.end_mark},
+                      {"first_packet", slice.first_packet},
+                      {"last_packet", slice.last_packet},
+                      {"packets", slice.packets},
+                      {"opcodes", slice.opcodes},
+                      {"sequence", slice.sequence},
+                      {"filter", absl::StrCat("frame.number >= ", slice.start_mark, " && frame.number <= ", last)}};
+  if (slice.truncated) j["sequence_truncated"] = true;
+  nlohmann::json inside = nlohmann::json::array();
+  for (const nlohmann::json& v : ViolationsOf(violations)) {
+    const int64_t frame = v.contains("frame") ? v["frame"].get<int64_t>() : v["packet"].get<int64_t>();
+    if (frame >= slice.start_mark && (slice.end_mark == 0 || frame <= slice.end_mark)) inside.push_back(v);
+  }
+  if (!inside.empty()) j["violations"] = inside;
+  return j;
+}
+
+}  // namespace rdmacheck

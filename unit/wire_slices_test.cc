@@ -1,0 +1,105 @@
+// reports/wire_slices.h and runner/wire_marks.h: a capture cut into per-test slices by the
+// marks each test sends on its wire, from tshark's field output.
+#include "reports/wire_slices.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runner/wire_marks.h"
+
+namespace rdmacheck {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::Pair;
+using ::testing::UnorderedElementsAre;
+
+// One line of tshark's output (columns of kWireSliceFields).
+std::string Line(int number, const std::string& source, const std::string& bth = "", const std::string& qp = "",
+                 const std::string& rdmap = "", const std::string& mark = "", const std::string& icmp = "") {
+  const std::string port = mark.empty() ? "4791" : "9";
+  return absl::StrJoin({std::to_string(number), source, icmp, port, absl::BytesToHexString(mark), bth, qp, rdmap,
+                        std::string(), std::string()},
+                       "\t");
+}
+
+constexpr char kB[] = "10.88.1.2";
+constexpr char kA[] = "10.88.1.1";
+
+std::string Capture() {
+  return absl::StrJoin(
+      {
+          Line(1, kB, "0x64", "0x000001"),  // a CM MAD before any test: in no slice
+          Line(2, kB, "", "", "", WireMarkPayload(true, "DatapathTest.Send")),
+          Line(3, kB, "0x04", "0x000011"), Line(4, kA, "0x11", "0x000012"),
+          Line(5, kB, "0x04", "0x000011"), Line(6, kB, "0x04", "0x000011"),
+          Line(7, kA, "", "", "", "", "3"),  // ICMP port unreachable quoting a mark: dropped
+          Line(8, kB, "", "", "", WireMarkPayload(false, "DatapathTest.Send")),
+          Line(9, kB, "", "", "", WireMarkPayload(true, "PdTest.Alloc")),
+          Line(10, kB, "", "", "", WireMarkPayload(false, "PdTest.Alloc")),
+          Line(11, kB, "", "", "", WireMarkPayload(true, "ReadTest.Read")),
+          Line(12, kB, "0x0c", "0x000013"), Line(13, kA, "0x0d,0x0f", "0x000014,0x000014"),
+      },
+      "\n");
+}
+
+TEST(WireSlicesTest, MarksCutTheCaptureIntoTests) {
+  std::map<std::string, WireSlice> slices = SliceByMarks(ParseWireFrames(Capture()));
+  ASSERT_EQ(slices.size(), 3u);
+  const WireSlice& send = slices["DatapathTest.Send"];
+  EXPECT_EQ(send.start_mark, 2);
+  EXPECT_EQ(send.end_mark, 8);
+  EXPECT_EQ(send.first_packet, 3);
+  EXPECT_EQ(send.last_packet, 6);
+  EXPECT_EQ(send.packets, 4);
+  EXPECT_THAT(send.opcodes, UnorderedElementsAre(Pair("B>A RC SEND Only", 3), Pair("A>B RC Acknowledge", 1)));
+  EXPECT_THAT(send.sequence, ElementsAre("B>A RC SEND Only", "A>B RC Acknowledge", "B>A RC SEND Only x2"));
+}
+
+TEST(WireSlicesTest, TestWithoutPacketsHasAnEmptySlice) {
+  std::map<std::string, WireSlice> slices = SliceByMarks(ParseWireFrames(Capture()));
+  EXPECT_EQ(slices["PdTest.Alloc"].packets, 0);
+  EXPECT_THAT(slices["PdTest.Alloc"].sequence, IsEmpty());
+}
+
+TEST(WireSlicesTest, SliceWithoutEndMarkRunsToTheCapturesEnd) {
+  std::map<std::string, WireSlice> slices = SliceByMarks(ParseWireFrames(Capture()));
+  const WireSlice& read = slices["ReadTest.Read"];
+  EXPECT_EQ(read.end_mark, 0);
+  EXPECT_THAT(read.sequence, ElementsAre("B>A RC RDMA READ Request", "A>B RC RDMA READ Response First",
+                                         "A>B RC RDMA READ Response Last"));
+  nlohmann::json j = SliceToJson(read, "rxe", nlohmann::json());
+  EXPECT_EQ(j["filter"], "frame.number >= 11 && frame.number <= 13");
+}
+
+TEST(WireSlicesTest, ViolationsInsideTheSliceAreAttached) {
+  std::map<std::string, WireSlice> slices = SliceByMarks(ParseWireFrames(Capture()));
+  nlohmann::json check = {{"violations", {{{"frame", 5}, {"rule", "psn"}}, {{"frame", 12}, {"rule", "icrc"}}}}};
+  nlohmann::json j = SliceToJson(slices["DatapathTest.Send"], "rxe", check);
+  ASSERT_EQ(j["violations"].size(), 1u);
+  EXPECT_EQ(j["violations"][0]["rule"], "psn");
+  EXPECT_FALSE(SliceToJson(slices["PdTest.Alloc"], "rxe", check).contains("violations"));
+}
+
+TEST(WireSlicesTest, OpcodeNames) {
+  EXPECT_EQ(RoceOpcodeName(0x04, 0x11), "RC SEND Only");
+  EXPECT_EQ(RoceOpcodeName(0x64, 1), "UD SEND Only (QP1: CM MAD)");
+  EXPECT_EQ(RoceOpcodeName(0x2a, 0x11), "UC RDMA WRITE Only");
+  EXPECT_EQ(RoceOpcodeName(0x12, 0x11), "RC ATOMIC Acknowledge");
+  EXPECT_EQ(RoceOpcodeName(0x1f, 0x11), "BTH opcode 0x1f");
+  EXPECT_EQ(RdmapOpcodeName(1), "RDMAP RDMA Read Request");
+  EXPECT_EQ(RdmapOpcodeName(7), "RDMAP Terminate");
+}
+
+TEST(WireMarksTest, DestinationMustBeIpv4AndPort) {
+  EXPECT_TRUE(MakeWireMarker("10.88.1.1:9").ok());
+  EXPECT_FALSE(MakeWireMarker("10.88.1.1").ok());
+  EXPECT_FALSE(MakeWireMarker("host:9").ok());
+  EXPECT_FALSE(MakeWireMarker("10.88.1.1:70000").ok());
+}
+
+}  // namespace
+}  // namespace rdmacheck
