@@ -150,7 +150,9 @@ bool Expectation::Matches(absl::string_view test_name) const {
 // The lines of a "Google Test trace:" block (SCOPED_TRACE) look like parts, but belong to the
 // assertion above them.
 std::vector<absl::string_view> FailureParts(absl::string_view message) {
-  static const std::regex kPartStart(R"re((^|\n)[^\s:]+\.(cc|h):\d+: )re");
+  // A failed assertion starts "file.cc:LINE: "; a wire violation (reports/wire_verdict.h)
+  // "link.pcap:FRAME: ".
+  static const std::regex kPartStart(R"re((^|\n)[^\s:]+\.(cc|h|pcap):\d+: )re");
   static constexpr absl::string_view kTraceHeader = "Google Test trace:";
   std::vector<size_t> starts;
   size_t trace_continues_at = absl::string_view::npos;  // where the next trace line would start

@@ -1,5 +1,7 @@
 // rdmacheck wire-slices: cuts a wire lab capture into per-test slices (reports/wire_slices.h)
-// and writes each test's slice into the run's results.json (a field "wire" per test), with the wire's
+// and writes each test's slice into the run's results.json (a field "wire" per test), judges
+// each test by the wire violations in its slice (reports/wire_verdict.h; exit 1 when the run
+// now has a failure, as `run`'s exit code), with the wire's
 // facts under environment "wire" (both nodes' kernels: different ones make the run an
 // interop result). Also merges the passing tests' opcode sequences into --opcodes
 // (default <results dir>/../opcodes.json), which `rdmacheck list` shows. Run by
@@ -8,6 +10,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "absl/flags/flag.h"
@@ -16,6 +19,8 @@
 #include "cli/commands.h"
 #include "reports/report_model.h"  // ReadJsonFile
 #include "reports/wire_slices.h"
+#include "reports/wire_verdict.h"
+#include "capabilities/expectations.h"
 #include "results/results.h"
 
 ABSL_FLAG(std::string, capture, "", "wire-slices: the link's capture (pcap)");
@@ -73,15 +78,21 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
 
   const std::map<std::string, WireSlice> slices = SliceByMarks(ParseWireFrames(*fields));
   const std::string a = absl::GetFlag(FLAGS_kernel_a), b = absl::GetFlag(FLAGS_kernel_b);
-  (*results)["environment"]["wire"] = {{"link", link},
-                                  {"capture", std::filesystem::path(capture).filename().string()},
-                                  {"node_a_kernel", a},
-                                  {"node_b_kernel", b},
-                                  {"interop", a != b},
-                                  {"checked", !check.is_null()}};
+  absl::StatusOr<RunResults> run = ResultsFromJson(*results);
+  if (!run.ok()) return UsageError(absl::StrCat(positional[0], ": ", run.status().message()));
+  const nlohmann::json& env = run->environment;
+  absl::StatusOr<std::optional<ExpectationFile>> expectations = ExpectationsForDriver(env.value("driver", ""));
+  if (!expectations.ok()) return UsageError(expectations.status());
+  const std::string capture_name = std::filesystem::path(capture).filename().string();
+  run->environment["wire"] = {{"link", link},
+                              {"capture", capture_name},
+                              {"node_a_kernel", a},
+                              {"node_b_kernel", b},
+                              {"interop", a != b},
+                              {"checked", !check.is_null()}};
   // Top-level too, so the report's environment table names both kernels in rows of their own.
-  (*results)["environment"]["peer_kernel"] = a;
-  (*results)["environment"]["interop"] =
+  run->environment["peer_kernel"] = a;
+  run->environment["interop"] =
       a == b ? absl::StrCat("no: both nodes on ", a) : absl::StrCat("yes: this node on ", b, ", the peer (serve) on ", a);
   const std::filesystem::path dir = std::filesystem::path(positional[0]).parent_path();
   std::string opcodes_path = absl::GetFlag(FLAGS_opcodes);
@@ -89,19 +100,38 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
   nlohmann::json opcodes = ReadJsonFile(opcodes_path).value_or(nlohmann::json::object());
   int on_wire = 0;
   std::map<std::string, std::pair<int, int>> per_suite;  // suite -> (tests on the wire, tests)
-  for (nlohmann::json& t : (*results)["tests"]) {
-    const std::string name = t.value("name", "");
-    auto it = slices.find(name);
+  std::map<std::string, nlohmann::json> wire_of;          // test -> its "wire"
+  std::set<int64_t> inside;                               // violations' frames in some test's slice
+  for (TestResult& t : run->tests) {
+    auto it = slices.find(t.name);
     if (it == slices.end()) continue;
-    t["wire"] = SliceToJson(it->second, link, check);
-    ++per_suite[t.value("suite", "")].second;
+    nlohmann::json& wire = wire_of[t.name] = SliceToJson(it->second, link, check);
+    if (wire.contains("violations")) {
+      std::vector<nlohmann::json> found = wire["violations"];
+      for (const nlohmann::json& v : found) inside.insert(v.value("frame", v.value("packet", int64_t{0})));
+      const Expectation* e = *expectations ? FindExpectation(**expectations, t.name, env.value("kernel", ""),
+                                                             env.value("rdma_core", ""))
+                                           : nullptr;
+      JudgeByWire(WireFailureParts(found, capture_name), e, t);
+    }
+    ++per_suite[t.suite].second;
     if (it->second.packets == 0) continue;
     ++on_wire;
-    ++per_suite[t.value("suite", "")].first;
-    if (t.value("status", "") == "pass") {
-      opcodes[TestBodyName(name)][link] = {
-          {"test", name}, {"device", results->value("device", "")}, {"sequence", t["wire"]["sequence"]}};
+    ++per_suite[t.suite].first;
+    if (t.status == TestStatus::kPass) {
+      opcodes[TestBodyName(t.name)][link] = {
+          {"test", t.name}, {"device", run->device}, {"sequence", wire["sequence"]}};
     }
+  }
+  std::vector<nlohmann::json> outside;
+  for (const nlohmann::json& v : ViolationsOf(check)) {
+    if (!inside.count(v.value("frame", v.value("packet", int64_t{0})))) outside.push_back(v);
+  }
+  if (!outside.empty()) run->tests.push_back(WireOutsideTestsResult(WireFailureParts(outside, capture_name)));
+  *results = ResultsToJson(*run);
+  for (nlohmann::json& t : (*results)["tests"]) {
+    auto it = wire_of.find(t.value("name", ""));
+    if (it != wire_of.end()) t["wire"] = it->second;
   }
   (*results)["environment"]["wire"]["tests_on_wire"] = on_wire;
   nlohmann::json suites = nlohmann::json::object();
@@ -113,10 +143,12 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
   (*results)["environment"]["wire"]["suites"] = suites;
   if (absl::Status s = WriteFile(positional[0], results->dump(2) + "\n"); !s.ok()) return UsageError(s);
   if (absl::Status s = WriteFile(opcodes_path, opcodes.dump(2) + "\n"); !s.ok()) return UsageError(s);
+  const RunSummary sum = Summarize(run->tests);
   std::cout << "rdmacheck wire-slices: " << link << ": " << slices.size() << " tests marked, " << on_wire
-            << " with RDMA packets on the wire (" << absl::StrJoin(counts, ", ") << "); " << positional[0] << ", "
+            << " with RDMA packets on the wire (" << absl::StrJoin(counts, ", ") << "); judged with the wire: "
+            << sum.fail << " failed, " << sum.xfail << " xfail, " << sum.xpass << " xpass; " << positional[0] << ", "
             << opcodes_path << std::endl;
-  return kExitOk;
+  return ExitCodeFor(sum);
 }
 
 }  // namespace rdmacheck

@@ -35,7 +35,9 @@
 #      RDMACHECK_WIRE_SMP      vCPUs per guest (default 1: two guests on a 2-core host)
 #      RDMACHECK_LAB_TIMEOUT, RDMACHECK_LAB_MEM (default 2048 here), RDMACHECK_CACHE,
 #      RDMACHECK_BIN           as for scripts/lab.sh
-# Exit: 0 when both runs passed and no capture has a violation; 1 otherwise; 124 when a
+# Exit: 0 when both runs passed, judged with the wire too (a rule a test's packets break
+# fails that test unless the driver's expectation names it: reports/wire_verdict.h);
+# 1 otherwise; 124 when a
 # node timed out, 123 when one panicked, 125 when the lab failed. A node that dies is
 # reported (its console log kept), never waited for past the lab's timeout.
 set -euo pipefail
@@ -150,15 +152,23 @@ for dev in rxe0 siw0; do
     "$bin" wire check --format=json "$cap" >"$check" || c=$?
     case $c in
       0) log "$l.pcap: wire check: no violation" ;;
-      1) log "$l.pcap: wire check: violations (see $check)"; [ "$final" != 0 ] || final=1 ;;
+      1) log "$l.pcap: wire check: violations (see $check); each fails the test it falls in, unless the driver's expectation names it" ;;
       *) log "$l.pcap: wire check could not read the capture (exit $c)"; [ "$final" != 0 ] || final=1 ;;
     esac
   else
     log "$l.pcap: not checked (this rdmacheck has no 'wire check')"
   fi
   [ -f "$dir/$dev/results.json" ] || { log "$dev: no results.json (node B's run did not finish)"; continue; }
+  # Slices each test's packets into its results.json and judges it by its violations
+  # (reports/wire_verdict.h): exit 1 when the run then has a failure, 2 when it could not.
+  c=0
   "$bin" wire-slices --capture="$cap" --link="$l" --kernel_a="${kvers[A]}" --kernel_b="${kvers[B]}" \
-    --wire_check="$check" "$dir/$dev/results.json" || log "$dev: slicing the capture failed"
+    --wire_check="$check" "$dir/$dev/results.json" || c=$?
+  case $c in
+    0) ;;
+    1) log "$dev: failures after the wire's verdict (see $dir/$dev/results.json)"; [ "$final" != 0 ] || final=1 ;;
+    *) log "$dev: slicing the capture failed (exit $c)"; [ "$final" != 0 ] || final=1 ;;
+  esac
   dirs+=("$dir/$dev")
 done
 if [ ${#dirs[@]} -gt 0 ]; then

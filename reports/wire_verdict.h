@@ -1,0 +1,35 @@
+// The wire's part of a test's verdict in the two-node lab, as the kernel log has its part:
+// a packet that breaks a wire rule (wire/rules.h) inside a test's slice of the capture
+// (wire_slices.h) fails that test, whatever its verbs saw. Each violation is one more
+// failed assertion of the test, "<link>.pcap:<frame>: <rule>: <what was seen> (<reference>)";
+// the driver's expectation for the test turns the result into xfail only when its
+// signature matches every part (capabilities/expectations.h), so a known wire deviation
+// of a driver is named like any other and an unknown one stays a failure.
+#ifndef RDMACHECK_REPORTS_WIRE_VERDICT_H_
+#define RDMACHECK_REPORTS_WIRE_VERDICT_H_
+
+#include <string>
+#include <vector>
+
+#include "capabilities/expectations.h"
+#include "nlohmann/json.hpp"
+#include "results/results.h"
+
+namespace rdmacheck {
+
+// "rxe.pcap:17: roce.psn: PSN 0x000071, expected 0x000070 (IBTA Vol 1 9.2)" for each
+// violation object of a wire check's JSON ("frame", "rule", "message", "reference").
+std::vector<std::string> WireFailureParts(const std::vector<nlohmann::json>& violations, const std::string& capture);
+
+// Judges `result` by the parts: a pass or an xfail becomes a failure carrying them (an
+// xfail keeps its own message before them) and is judged again by `expectation` (may be
+// null); a failure or an xpass only gains the parts; a skip is left as it is.
+void JudgeByWire(const std::vector<std::string>& parts, const Expectation* expectation, TestResult& result);
+
+// The run's result for violations outside every test's slice (failed): "Wire.OutsideTests".
+inline constexpr char kWireOutsideTests[] = "Wire.OutsideTests";
+TestResult WireOutsideTestsResult(const std::vector<std::string>& parts);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_REPORTS_WIRE_VERDICT_H_

@@ -1,0 +1,87 @@
+// reports/wire_verdict.h: a wire violation in a test's slice fails the test unless the
+// driver's expectation names it by its signature.
+#include "reports/wire_verdict.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace rdmacheck {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const nlohmann::json kReadViolation = {{"frame", 17},
+                                       {"rule", "roce.read_response"},
+                                       {"message", "READ response Middle without a First"},
+                                       {"reference", "IBTA Vol 1 9.4"}};
+
+ExpectationFile File(const std::string& signature, const std::string& kind = "flaky") {
+  nlohmann::json j = {{"driver", "rxe"},
+                      {"expectations",
+                       {{{"test", "T.Read"}, {"kind", kind}, {"reason", "r"}, {"reference", "ref"}, {"signature", signature}}}}};
+  absl::StatusOr<ExpectationFile> file = ParseExpectations(j, "rxe.json");
+  EXPECT_TRUE(file.ok()) << file.status();
+  return *file;
+}
+
+TestResult Result(TestStatus status, const std::string& message = "") {
+  TestResult r;
+  r.suite = "datapath";
+  r.name = "T.Read";
+  r.status = status;
+  r.message = message;
+  return r;
+}
+
+TEST(WireVerdictTest, EachViolationIsAPartNamingCaptureFrameRuleAndReference) {
+  EXPECT_THAT(WireFailureParts({kReadViolation}, "rxe.pcap"),
+              ElementsAre("rxe.pcap:17: roce.read_response: READ response Middle without a First (IBTA Vol 1 9.4)"));
+  // The expectations see it as a failed assertion of its own.
+  EXPECT_THAT(FailureParts("x_test.cc:12: want SUCCESS\nrxe.pcap:17: roce.psn: gap"),
+              ElementsAre("x_test.cc:12: want SUCCESS", "rxe.pcap:17: roce.psn: gap"));
+}
+
+TEST(WireVerdictTest, AViolationFailsAPassingTest) {
+  TestResult r = Result(TestStatus::kPass);
+  JudgeByWire(WireFailureParts({kReadViolation}, "rxe.pcap"), nullptr, r);
+  EXPECT_EQ(r.status, TestStatus::kFail);
+  EXPECT_THAT(r.message, HasSubstr("rxe.pcap:17: roce.read_response"));
+}
+
+TEST(WireVerdictTest, AKnownWireDeviationIsAnXfail) {
+  const ExpectationFile file = File("roce\\.read_response: READ response Middle");
+  TestResult r = Result(TestStatus::kPass);
+  JudgeByWire(WireFailureParts({kReadViolation}, "rxe.pcap"), &file.entries[0], r);
+  EXPECT_EQ(r.status, TestStatus::kXfail);
+  EXPECT_THAT(r.expectation_reason, HasSubstr("r"));
+}
+
+TEST(WireVerdictTest, AnXfailWhoseSignatureDoesNotCoverTheWireFails) {
+  const ExpectationFile file = File("IBV_WC_WR_FLUSH_ERR", "fails");
+  TestResult r = Result(TestStatus::kXfail, "read_test.cc:40: status IBV_WC_WR_FLUSH_ERR, want IBV_WC_SUCCESS");
+  JudgeByWire(WireFailureParts({kReadViolation}, "rxe.pcap"), &file.entries[0], r);
+  EXPECT_EQ(r.status, TestStatus::kFail);
+  EXPECT_THAT(r.message, HasSubstr("not the known deviation"));
+  EXPECT_THAT(r.message, HasSubstr("IBV_WC_WR_FLUSH_ERR"));
+}
+
+TEST(WireVerdictTest, FailuresGainThePartsAndSkipsStay) {
+  TestResult failed = Result(TestStatus::kFail, "a_test.cc:1: boom");
+  JudgeByWire(WireFailureParts({kReadViolation}, "rxe.pcap"), nullptr, failed);
+  EXPECT_EQ(failed.status, TestStatus::kFail);
+  EXPECT_THAT(failed.message, HasSubstr("boom\nrxe.pcap:17:"));
+  TestResult skipped = Result(TestStatus::kSkip, "requires atomics");
+  JudgeByWire(WireFailureParts({kReadViolation}, "rxe.pcap"), nullptr, skipped);
+  EXPECT_EQ(skipped.status, TestStatus::kSkip);
+}
+
+TEST(WireVerdictTest, ViolationsOutsideEveryTestFailTheRun) {
+  const TestResult r = WireOutsideTestsResult(WireFailureParts({kReadViolation}, "rxe.pcap"));
+  EXPECT_EQ(r.name, kWireOutsideTests);
+  EXPECT_EQ(r.status, TestStatus::kFail);
+  EXPECT_THAT(r.message, HasSubstr("rxe.pcap:17"));
+}
+
+}  // namespace
+}  // namespace rdmacheck
