@@ -71,8 +71,8 @@ absl::StatusOr<VersionRange> ParseRange(const json& j, const std::string& where)
 
 absl::StatusOr<Expectation> ParseEntry(const json& j, const std::string& where) {
   if (!j.is_object()) return absl::InvalidArgumentError(absl::StrCat(where, ": must be an object"));
-  static const char* const kKeys[] = {"test",      "capability", "kind",   "reason",
-                                      "reference", "signature",  "kernel", "rdma_core"};
+  static const char* const kKeys[] = {"test",      "capability", "kind",   "reason",     "reference",
+                                      "signature", "kernel",     "rdma_core", "on_the_wire"};
   for (const auto& [key, value] : j.items()) {
     if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": unknown key '", key, "'"));
@@ -118,6 +118,12 @@ absl::StatusOr<Expectation> ParseEntry(const json& j, const std::string& where) 
   }
   e.reason = *reason;
   e.reference = *reference;
+  if (j.contains("on_the_wire")) {
+    if (!j["on_the_wire"].is_boolean() || !e.capability.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": 'on_the_wire' must be true or false, on a 'test' entry"));
+    }
+    e.on_the_wire = j["on_the_wire"].get<bool>();
+  }
   for (auto [key, range] : {std::make_pair("kernel", &e.kernel), std::make_pair("rdma_core", &e.rdma_core)}) {
     if (!j.contains(key)) continue;
     absl::StatusOr<VersionRange> parsed = ParseRange(j[key], absl::StrCat(where, " ", key));
@@ -284,9 +290,12 @@ const Expectation* FindCapabilityExpectation(const ExpectationFile& file, absl::
 }
 
 const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,
-                                   absl::string_view kernel, absl::string_view rdma_core) {
+                                   absl::string_view kernel, absl::string_view rdma_core, bool on_the_wire) {
   for (const Expectation& e : file.entries) {
-    if (e.Matches(test_name) && e.kernel.Contains(kernel) && e.rdma_core.Contains(rdma_core)) return &e;
+    if (e.on_the_wire == on_the_wire && e.Matches(test_name) && e.kernel.Contains(kernel) &&
+        e.rdma_core.Contains(rdma_core)) {
+      return &e;
+    }
   }
   return nullptr;
 }

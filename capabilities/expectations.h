@@ -59,6 +59,10 @@ struct Expectation {
   std::shared_ptr<const std::regex> signature_re;
   VersionRange kernel;
   VersionRange rdma_core;
+  // A deviation of the packets the test puts on a wire (the two-node lab's wire check,
+  // reports/wire_verdict.h), signature over its violations: it judges only the wire's part
+  // of the verdict, never the test's own outcome.
+  bool on_the_wire = false;
 
   bool Matches(absl::string_view test_name) const;
   // Whether a failure with this message is the deviation this entry describes: every
@@ -94,9 +98,10 @@ std::vector<std::string> StaleEntries(const ExpectationFile& file, const std::ve
 const Expectation* FindCapabilityExpectation(const ExpectationFile& file, absl::string_view capability,
                                              absl::string_view kernel, absl::string_view rdma_core);
 
-// The entry that applies to `test_name` in this environment, or nullptr.
+// The entry that applies to `test_name` in this environment, or nullptr; `on_the_wire`:
+// the entries about the test's packets on a wire instead.
 const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,
-                                   absl::string_view kernel, absl::string_view rdma_core);
+                                   absl::string_view kernel, absl::string_view rdma_core, bool on_the_wire = false);
 
 // The parts of a failure message, one per failed assertion (for MatchesFailure).
 std::vector<absl::string_view> FailureParts(absl::string_view message);

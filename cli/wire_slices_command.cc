@@ -106,14 +106,13 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
     auto it = slices.find(t.name);
     if (it == slices.end()) continue;
     nlohmann::json& wire = wire_of[t.name] = SliceToJson(it->second, link, check);
-    if (wire.contains("violations")) {
-      std::vector<nlohmann::json> found = wire["violations"];
-      for (const nlohmann::json& v : found) inside.insert(v.value("frame", v.value("packet", int64_t{0})));
-      const Expectation* e = *expectations ? FindExpectation(**expectations, t.name, env.value("kernel", ""),
-                                                             env.value("rdma_core", ""))
-                                           : nullptr;
-      JudgeByWire(WireFailureParts(found, capture_name), e, t);
-    }
+    std::vector<nlohmann::json> found;
+    if (wire.contains("violations")) found = wire["violations"].get<std::vector<nlohmann::json>>();
+    for (const nlohmann::json& v : found) inside.insert(v.value("frame", v.value("packet", int64_t{0})));
+    const Expectation* e = *expectations ? FindExpectation(**expectations, t.name, env.value("kernel", ""),
+                                                           env.value("rdma_core", ""), /*on_the_wire=*/true)
+                                         : nullptr;
+    JudgeByWire(WireFailureParts(found, capture_name), e, t);
     ++per_suite[t.suite].second;
     if (it->second.packets == 0) continue;
     ++on_wire;

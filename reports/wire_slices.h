@@ -57,7 +57,8 @@ std::map<std::string, WireSlice> SliceByMarks(const std::vector<WireFrame>& fram
 // JSON with a frame number inside the slice).
 nlohmann::json SliceToJson(const WireSlice& slice, const std::string& link, const nlohmann::json& violations);
 
-// Every object with an integer "frame" (or "packet") under a wire check's JSON output.
+// The violations of a wire check's JSON output (its "violations"; faults are not violations),
+// or every object with an integer "frame" (or "packet") under other JSON.
 std::vector<nlohmann::json> ViolationsOf(const nlohmann::json& wire_check);
 
 }  // namespace rdmacheck

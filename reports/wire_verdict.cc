@@ -1,5 +1,7 @@
 #include "reports/wire_verdict.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -16,20 +18,60 @@ std::vector<std::string> WireFailureParts(const std::vector<nlohmann::json>& vio
   return parts;
 }
 
-void JudgeByWire(const std::vector<std::string>& parts, const Expectation* expectation, TestResult& result) {
-  if (parts.empty() || result.status == TestStatus::kSkip) return;
-  const std::string wire = absl::StrJoin(parts, "\n");
-  if (result.status == TestStatus::kFail || result.status == TestStatus::kXpass) {
-    absl::StrAppend(&result.message, result.message.empty() ? "" : "\n", wire);
+namespace {
+
+// The parts as a message shows them: the first kShownWireParts, then how many more.
+std::string Shown(const std::vector<std::string>& parts) {
+  const size_t shown = std::min(parts.size(), kShownWireParts);
+  std::string text = absl::StrJoin(parts.begin(), parts.begin() + shown, "\n");
+  if (parts.size() > shown) absl::StrAppend(&text, "\n... and ", parts.size() - shown, " more wire violations");
+  return text;
+}
+
+void Append(std::string& message, const std::string& text) {
+  absl::StrAppend(&message, message.empty() ? "" : "\n", text);
+}
+
+}  // namespace
+
+void JudgeByWire(const std::vector<std::string>& parts, const Expectation* wire_entry, TestResult& result) {
+  const bool judged_pass = result.status == TestStatus::kPass || result.status == TestStatus::kXfail;
+  if (result.status == TestStatus::kSkip || (parts.empty() && !judged_pass)) return;
+  if (parts.empty()) {
+    if (wire_entry == nullptr || wire_entry->kind != ExpectationKind::kFails) return;
+    result.status = TestStatus::kXpass;
+    Append(result.message, absl::StrCat("no wire violation, but the expectation file lists one: ", wire_entry->reason,
+                                        " (stale entry, or the driver was fixed)"));
     return;
   }
-  // A pass, or an xfail whose own message is kept: judged again with the wire's parts.
-  const bool was_xfail = result.status == TestStatus::kXfail;
-  result.status = TestStatus::kFail;
-  result.message = was_xfail ? absl::StrCat(result.message, "\n", wire) : wire;
-  result.expectation_reason.clear();
-  result.expectation_reference.clear();
-  ApplyExpectation(expectation, result);
+  if (!judged_pass) {  // a failure (or an xpass) already: the wire adds what it saw
+    Append(result.message, Shown(parts));
+    return;
+  }
+  const bool known = wire_entry != nullptr && wire_entry->MatchesFailure(absl::StrJoin(parts, "\n"));
+  if (!known) {
+    if (result.status == TestStatus::kPass) result.message.clear();
+    result.status = TestStatus::kFail;
+    result.expectation_reason.clear();
+    result.expectation_reference.clear();
+    Append(result.message, wire_entry == nullptr ? Shown(parts)
+                                                 : absl::StrCat("not the known wire deviation (", wire_entry->reason,
+                                                                "; signature /", wire_entry->signature,
+                                                                "/ does not match): ", Shown(parts)));
+    return;
+  }
+  const std::string why = absl::StrCat(wire_entry->kind == ExpectationKind::kFlaky ? "flaky on the wire: " : "on the wire: ",
+                                       wire_entry->reason);
+  if (result.status == TestStatus::kPass) {
+    result.message.clear();
+    result.expectation_reason = why;
+    result.expectation_reference = wire_entry->reference;
+  } else {
+    absl::StrAppend(&result.expectation_reason, "; ", why);
+    absl::StrAppend(&result.expectation_reference, "; ", wire_entry->reference);
+  }
+  result.status = TestStatus::kXfail;
+  Append(result.message, Shown(parts));
 }
 
 TestResult WireOutsideTestsResult(const std::vector<std::string>& parts) {

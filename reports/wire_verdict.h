@@ -2,9 +2,9 @@
 // a packet that breaks a wire rule (wire/rules.h) inside a test's slice of the capture
 // (wire_slices.h) fails that test, whatever its verbs saw. Each violation is one more
 // failed assertion of the test, "<link>.pcap:<frame>: <rule>: <what was seen> (<reference>)";
-// the driver's expectation for the test turns the result into xfail only when its
-// signature matches every part (capabilities/expectations.h), so a known wire deviation
-// of a driver is named like any other and an unknown one stays a failure.
+// the driver's on_the_wire expectation for the test (capabilities/expectations.h) turns
+// them into an xfail only when its signature matches every part, so a known wire
+// deviation of a driver is named like any other and an unknown one stays a failure.
 #ifndef RDMACHECK_REPORTS_WIRE_VERDICT_H_
 #define RDMACHECK_REPORTS_WIRE_VERDICT_H_
 
@@ -21,10 +21,20 @@ namespace rdmacheck {
 // violation object of a wire check's JSON ("frame", "rule", "message", "reference").
 std::vector<std::string> WireFailureParts(const std::vector<nlohmann::json>& violations, const std::string& capture);
 
-// Judges `result` by the parts: a pass or an xfail becomes a failure carrying them (an
-// xfail keeps its own message before them) and is judged again by `expectation` (may be
-// null); a failure or an xpass only gains the parts; a skip is left as it is.
-void JudgeByWire(const std::vector<std::string>& parts, const Expectation* expectation, TestResult& result);
+// A message shows at most this many parts ("... and N more wire violations"); the
+// expectation is matched against all of them.
+inline constexpr size_t kShownWireParts = 12;
+
+// Judges `result` (already judged by its own outcome and expectation) by the wire's
+// parts. `wire_entry` is the driver's on_the_wire expectation for the test (may be null):
+//   parts its signature matches, every one: a pass or an xfail becomes (or stays) an xfail
+//     that names the wire deviation too;
+//   other parts: a pass or an xfail fails, with the parts ("not the known wire deviation"
+//     when an entry exists); a failure or an xpass only gains the parts;
+//   no parts, and an entry of kind "fails": a pass or an xfail is an xpass (the wire
+//     showed nothing: the entry is stale or the driver was fixed).
+// A skip is left as it is.
+void JudgeByWire(const std::vector<std::string>& parts, const Expectation* wire_entry, TestResult& result);
 
 // The run's result for violations outside every test's slice (failed): "Wire.OutsideTests".
 inline constexpr char kWireOutsideTests[] = "Wire.OutsideTests";

@@ -103,3 +103,20 @@ TEST(WireMarksTest, DestinationMustBeIpv4AndPort) {
 
 }  // namespace
 }  // namespace rdmacheck
+
+namespace rdmacheck {
+namespace {
+
+TEST(WireSlicesTest, AWireCheckReportsViolationsAreItsViolationsNotItsFaults) {
+  // A test that provokes an RNR NAK on purpose put a fault on the wire, not a violation.
+  const nlohmann::json check = {
+      {"faults", {{{"frame", 181}, {"kind", "RNR NAK"}, {"detail", "timer 1"}}}},
+      {"flows", {{{"first_frame", 1}, {"last_frame", 200}}}},
+      {"violations", {{{"frame", 190}, {"rule", "roce.psn"}, {"message", "gap"}}}}};
+  const std::vector<nlohmann::json> found = ViolationsOf(check);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0]["frame"], 190);
+}
+
+}  // namespace
+}  // namespace rdmacheck

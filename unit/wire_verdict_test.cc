@@ -19,7 +19,12 @@ const nlohmann::json kReadViolation = {{"frame", 17},
 ExpectationFile File(const std::string& signature, const std::string& kind = "flaky") {
   nlohmann::json j = {{"driver", "rxe"},
                       {"expectations",
-                       {{{"test", "T.Read"}, {"kind", kind}, {"reason", "r"}, {"reference", "ref"}, {"signature", signature}}}}};
+                       {{{"test", "T.Read"},
+                         {"kind", kind},
+                         {"reason", "replays READ responses"},
+                         {"reference", "ref"},
+                         {"signature", signature},
+                         {"on_the_wire", true}}}}};
   absl::StatusOr<ExpectationFile> file = ParseExpectations(j, "rxe.json");
   EXPECT_TRUE(file.ok()) << file.status();
   return *file;
@@ -54,16 +59,43 @@ TEST(WireVerdictTest, AKnownWireDeviationIsAnXfail) {
   TestResult r = Result(TestStatus::kPass);
   JudgeByWire(WireFailureParts({kReadViolation}, "rxe.pcap"), &file.entries[0], r);
   EXPECT_EQ(r.status, TestStatus::kXfail);
-  EXPECT_THAT(r.expectation_reason, HasSubstr("r"));
+  EXPECT_THAT(r.expectation_reason, HasSubstr("flaky on the wire: replays READ responses"));
+  EXPECT_THAT(r.message, HasSubstr("rxe.pcap:17"));
 }
 
-TEST(WireVerdictTest, AnXfailWhoseSignatureDoesNotCoverTheWireFails) {
-  const ExpectationFile file = File("IBV_WC_WR_FLUSH_ERR", "fails");
+TEST(WireVerdictTest, AnXfailStaysOneWhenItsWireDeviationIsKnownToo) {
+  const ExpectationFile file = File("roce\\.read_response");
+  TestResult r = Result(TestStatus::kXfail, "read_test.cc:40: status IBV_WC_WR_FLUSH_ERR");
+  r.expectation_reason = "flushes";
+  JudgeByWire(WireFailureParts({kReadViolation}, "rxe.pcap"), &file.entries[0], r);
+  EXPECT_EQ(r.status, TestStatus::kXfail);
+  EXPECT_THAT(r.expectation_reason, HasSubstr("flushes; flaky on the wire"));
+}
+
+TEST(WireVerdictTest, AWireDeviationTheEntryDoesNotNameFails) {
+  const ExpectationFile file = File("roce\\.psn", "fails");
   TestResult r = Result(TestStatus::kXfail, "read_test.cc:40: status IBV_WC_WR_FLUSH_ERR, want IBV_WC_SUCCESS");
   JudgeByWire(WireFailureParts({kReadViolation}, "rxe.pcap"), &file.entries[0], r);
   EXPECT_EQ(r.status, TestStatus::kFail);
-  EXPECT_THAT(r.message, HasSubstr("not the known deviation"));
-  EXPECT_THAT(r.message, HasSubstr("IBV_WC_WR_FLUSH_ERR"));
+  EXPECT_THAT(r.message, HasSubstr("not the known wire deviation"));
+  EXPECT_THAT(r.message, HasSubstr("IBV_WC_WR_FLUSH_ERR"));  // its own message kept
+}
+
+TEST(WireVerdictTest, AListedWireDeviationThatDidNotShowIsAnXpass) {
+  const ExpectationFile fails = File("roce\\.read_response", "fails");
+  TestResult r = Result(TestStatus::kPass);
+  JudgeByWire({}, &fails.entries[0], r);
+  EXPECT_EQ(r.status, TestStatus::kXpass);
+  const ExpectationFile flaky = File("roce\\.read_response", "flaky");
+  TestResult p = Result(TestStatus::kPass);
+  JudgeByWire({}, &flaky.entries[0], p);
+  EXPECT_EQ(p.status, TestStatus::kPass);
+}
+
+TEST(WireVerdictTest, WireEntriesAreFoundOnlyForTheWire) {
+  const ExpectationFile file = File("roce");
+  EXPECT_EQ(FindExpectation(file, "T.Read", "6.1.0", "44.0"), nullptr);
+  EXPECT_EQ(FindExpectation(file, "T.Read", "6.1.0", "44.0", /*on_the_wire=*/true), &file.entries[0]);
 }
 
 TEST(WireVerdictTest, FailuresGainThePartsAndSkipsStay) {
@@ -81,6 +113,24 @@ TEST(WireVerdictTest, ViolationsOutsideEveryTestFailTheRun) {
   EXPECT_EQ(r.name, kWireOutsideTests);
   EXPECT_EQ(r.status, TestStatus::kFail);
   EXPECT_THAT(r.message, HasSubstr("rxe.pcap:17"));
+}
+
+}  // namespace
+}  // namespace rdmacheck
+
+namespace rdmacheck {
+namespace {
+
+TEST(WireVerdictTest, ManyViolationsAreAllJudgedButFewAreShown) {
+  std::vector<nlohmann::json> many(40, kReadViolation);
+  many.back() = {{"frame", 99}, {"rule", "roce.psn"}, {"message", "gap"}};
+  const ExpectationFile file = File("roce\\.read_response: READ response Middle");
+  TestResult r = Result(TestStatus::kPass);
+  JudgeByWire(WireFailureParts(many, "rxe.pcap"), &file.entries[0], r);
+  EXPECT_EQ(r.status, TestStatus::kFail);  // the last one, not shown, is not the known deviation
+  EXPECT_THAT(r.message, HasSubstr("... and 28 more wire violations"));
+  EXPECT_THAT(r.message, HasSubstr("not the known wire deviation"));
+  EXPECT_THAT(r.message, ::testing::Not(HasSubstr("roce.psn")));
 }
 
 }  // namespace
