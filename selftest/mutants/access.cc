@@ -6,10 +6,16 @@ namespace rdmacheck::mutants {
 std::vector<Mutant> AccessMutants() {
   return {
       {.name = "mr_rights_widened",
-       .what = "every MR is registered with IBV_ACCESS_REMOTE_READ added to the rights asked for",
-       .suites = "access", .filter = "*RemoteMrAccessTest.IsRefusedAndMemoryIsUntouched/*Read*Right*",
+       .what = "every MR grants remote read, and remote write where local write is asked for, beyond the "
+               "rights asked for",
+       .suites = "access",
+       .filter = "Connect/RemoteMrAccessTest.IsRefusedAndMemoryIsUntouched/RdmaCm_Read_MissingRight:"
+                 "Connect/RemoteMrAccessTest.IsRefusedAndMemoryIsUntouched/RdmaCm_Write_MissingRight",
        .devices = "", .survives = nullptr,
-       .mr_access = [](int access) { return access | IBV_ACCESS_REMOTE_READ; }},
+       .mr_access = [](int access) {
+         // REMOTE_WRITE without LOCAL_WRITE is refused (ibv_reg_mr(3)): widen only where it is not.
+         return access | IBV_ACCESS_REMOTE_READ | ((access & IBV_ACCESS_LOCAL_WRITE) ? IBV_ACCESS_REMOTE_WRITE : 0);
+       }},
   };
 }
 

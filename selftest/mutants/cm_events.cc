@@ -23,7 +23,9 @@ std::vector<Mutant> CmMutants() {
        }},
       {.name = "cm_private_data_len",
        .what = "an rdma_cm event reports one byte less private data than it carries",
-       .suites = "rdma_cm", .filter = "Amount/PrivateDataTest.CarriedBothWays/OneByte", .devices = "", .survives = nullptr,
+       // RoCE pads private data to the CM message's size (a one-byte payload arrives as 56):
+       // only a payload of the limit shows a shortened length there.
+       .suites = "rdma_cm", .filter = "Amount/PrivateDataTest.CarriedBothWays/Limit", .devices = "", .survives = nullptr,
        .cm_event = [](rdma_cm_event* e) { if (CarriesPrivateData(e)) --e->param.conn.private_data_len; }},
       {.name = "cm_reject_as_unreachable",
        .what = "a connection refused by the peer (RDMA_CM_EVENT_REJECTED) is reported as RDMA_CM_EVENT_UNREACHABLE",

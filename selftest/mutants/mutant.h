@@ -57,13 +57,22 @@ const std::vector<Mutant>& AllMutants();
 // the probe, the doctor and the counters of the parent see the real device.
 const Mutant* Active();
 
-// What a mutant needs from the buffers posted: the first SGE of each posted work request,
-// so a data mutant can reach the bytes a completion describes (posted_buffers.cc).
+// What a mutant needs from the buffers posted: the SGEs of each posted work request (the
+// first kMaxSges), so a data mutant can reach the bytes a completion describes
+// (posted_buffers.cc).
 struct Buffer {
-  uint64_t addr = 0;
-  uint32_t length = 0;
-  int num_sge = 0;
+  static constexpr int kMaxSges = 4;
+  ibv_sge sges[kMaxSges] = {};
+  int num_sge = 0;  // of sges[]
   bool found = false;
+
+  // The address of byte `offset` of the scatter/gather list, or 0 past its end.
+  uint64_t At(uint64_t offset) const {
+    for (int i = 0; i < num_sge; offset -= sges[i].length, ++i) {
+      if (offset < sges[i].length) return sges[i].addr + offset;
+    }
+    return 0;
+  }
 };
 void RecordRecv(uint32_t qp_num, const ibv_recv_wr* wr);  // qp_num 0: an SRQ
 void RecordSend(uint32_t qp_num, const ibv_send_wr* wr);

@@ -1,4 +1,4 @@
-// The buffers of the work requests posted and not yet completed, so that a data mutant can
+// The buffers (SGEs) of the work requests posted and not yet completed, so that a data mutant can
 // reach the bytes a completion describes. A receive is keyed by its QP number (0 for an
 // SRQ, whose completion names the QP) and wr_id; the entry goes when its completion comes.
 #include <mutex>
@@ -31,14 +31,10 @@ Posted& State() {
 }
 
 template <typename Wr>
-Buffer FirstSge(const Wr* wr) {
+Buffer Sges(const Wr* wr) {
   Buffer b;
-  b.num_sge = wr->num_sge;
   b.found = true;
-  if (wr->num_sge > 0 && wr->sg_list) {
-    b.addr = wr->sg_list[0].addr;
-    b.length = wr->sg_list[0].length;
-  }
+  for (int i = 0; wr->sg_list && i < wr->num_sge && i < Buffer::kMaxSges; ++i) b.sges[b.num_sge++] = wr->sg_list[i];
   return b;
 }
 
@@ -54,12 +50,12 @@ Buffer Take(std::unordered_map<Key, Buffer, KeyHash>& map, Key key) {
 
 void RecordRecv(uint32_t qp_num, const ibv_recv_wr* wr) {
   std::lock_guard<std::mutex> lock(State().mutex);
-  State().recv[{qp_num, wr->wr_id}] = FirstSge(wr);
+  State().recv[{qp_num, wr->wr_id}] = Sges(wr);
 }
 
 void RecordSend(uint32_t qp_num, const ibv_send_wr* wr) {
   std::lock_guard<std::mutex> lock(State().mutex);
-  State().send[{qp_num, wr->wr_id}] = FirstSge(wr);
+  State().send[{qp_num, wr->wr_id}] = Sges(wr);
   if (wr->opcode == IBV_WR_SEND_WITH_INV) State().invalidated_rkeys.insert(wr->invalidate_rkey);
 }
 
