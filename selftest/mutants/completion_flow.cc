@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "selftest/mutants/families.h"
 
@@ -50,15 +51,23 @@ int PollLosingFirst(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
   return got;
 }
 
+// Each successful receive is followed at once by its copy; what does not fit in `n` waits.
 int PollDuplicatingReceives(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
   std::lock_guard<std::mutex> lock(mutex);
   CqState& s = States()[cq];
   if (DeliverPending(s, n, wc)) return 1;
-  int got = real(cq, n, wc);
+  std::vector<ibv_wc> polled(n > 0 ? n : 0);
+  const int got = real(cq, n, polled.data());
+  if (got <= 0) return got;
+  std::vector<ibv_wc> out;
   for (int i = 0; i < got; ++i) {
-    if (Ok(wc[i]) && (wc[i].opcode & IBV_WC_RECV)) s.pending.push_back(wc[i]);
+    out.push_back(polled[i]);
+    if (Ok(polled[i]) && (polled[i].opcode & IBV_WC_RECV)) out.push_back(polled[i]);
   }
-  return got;
+  const int delivered = std::min<int>(n, static_cast<int>(out.size()));
+  std::copy(out.begin(), out.begin() + delivered, wc);
+  s.pending.insert(s.pending.end(), out.begin() + delivered, out.end());
+  return delivered;
 }
 
 int PollSwapping(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {

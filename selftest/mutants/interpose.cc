@@ -213,6 +213,25 @@ int ibv_get_async_event(ibv_context* context, ibv_async_event* event) {
   }
 }
 
+// What each side sends, for a mutant that cuts the data the peer receives.
+int rdma_connect(rdma_cm_id* id, rdma_conn_param* param) {
+  static auto real = Real<int (*)(rdma_cm_id*, rdma_conn_param*)>("rdma_connect");
+  if (Active() && param) rdmacheck::mutants::RecordSentPrivateData(RDMA_CM_EVENT_CONNECT_REQUEST, param->private_data_len);
+  return real(id, param);
+}
+
+int rdma_accept(rdma_cm_id* id, rdma_conn_param* param) {
+  static auto real = Real<int (*)(rdma_cm_id*, rdma_conn_param*)>("rdma_accept");
+  if (Active() && param) rdmacheck::mutants::RecordSentPrivateData(RDMA_CM_EVENT_ESTABLISHED, param->private_data_len);
+  return real(id, param);
+}
+
+int rdma_reject(rdma_cm_id* id, const void* private_data, uint8_t length) {
+  static auto real = Real<int (*)(rdma_cm_id*, const void*, uint8_t)>("rdma_reject");
+  if (Active()) rdmacheck::mutants::RecordSentPrivateData(RDMA_CM_EVENT_REJECTED, private_data ? length : 0);
+  return real(id, private_data, length);
+}
+
 int rdma_get_cm_event(rdma_event_channel* channel, rdma_cm_event** event) {
   static auto real = Real<int (*)(rdma_event_channel*, rdma_cm_event**)>("rdma_get_cm_event");
   int ret = real(channel, event);

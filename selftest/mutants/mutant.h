@@ -80,6 +80,11 @@ Buffer TakeRecv(uint32_t qp_num, uint64_t wr_id);
 Buffer TakeSend(uint32_t qp_num, uint64_t wr_id);
 bool SentWithInvalidate(uint32_t rkey);  // an IBV_WR_SEND_WITH_INV carried this rkey
 
+// The private data length last given to rdma_connect / rdma_accept / rdma_reject, by the
+// event that carries it to the peer (CONNECT_REQUEST, ESTABLISHED, REJECTED); -1: none yet.
+void RecordSentPrivateData(rdma_cm_event_type arrives_as, int length);
+int SentPrivateDataLength(rdma_cm_event_type arrives_as);
+
 // A destroyed CQ's per-CQ state goes (completion_flow.cc): its address may be reused.
 void ForgetCq(ibv_cq* cq);
 
