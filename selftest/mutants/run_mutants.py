@@ -120,7 +120,7 @@ def run_device(args, device, mutants):
         if rc not in (0, 1) or results is None:
             entry["errors"].append(f"{device} {m['name']}: the run exited {rc} (see {d.dir}/{m['name']}.log)")
         entry["mutants"].append({
-            "name": m["name"], "what": m["what"], "suites": m["suites"], "filter": m["filter"],
+            "name": m["name"], "device": device, "what": m["what"], "suites": m["suites"], "filter": m["filter"],
             "killed": rc == 1 and bool(killers), "killed_by": killers, "exit": rc, "seconds": seconds,
             "tests": len(tests), "survives": m["survives"]})
     pool.shutdown()
