@@ -177,6 +177,8 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* init) {
   return qp;
 }
 
+// verbs.h makes ibv_reg_mr and ibv_reg_mr_iova macros (choosing ibv_reg_mr_iova2 for
+// optional access flags): the parenthesized names define the exported functions.
 static int MrAccess(int access) {
   return Active() && Active()->mr_access ? Active()->mr_access(access) : access;
 }
