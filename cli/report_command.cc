@@ -4,7 +4,9 @@
 //   rdmacheck report diff [--format=text|json|md] [--bench_threshold=F] OLD NEW
 //                                               OLD/NEW: a run dir, a report.json, or a dir holding one
 //
-// A run dir with bench.json (`rdmacheck bench`) adds the benchmark section.
+// A run dir with bench.json (`rdmacheck bench`) adds the benchmark section; a mutation run
+// (a dir holding mutation.json, or the file: `ctest -L mutation`) adds the mutation score and
+// brings its plain runs as the devices.
 // `report` exits 0 once the report is written (the runs' own failures are `run`'s exit
 // status); `report diff` exits 1 when NEW regressed against OLD (reports/report_diff.h), or
 // when a benchmark number got worse by more than --bench_threshold (bench/bench_report.h).
@@ -18,6 +20,7 @@
 #include "bench/bench_report.h"
 #include "cli/commands.h"
 #include "reports/kernel_section.h"
+#include "reports/mutation_section.h"
 #include "reports/report_diff.h"
 #include "reports/report_json.h"
 #include "reports/report_output.h"
@@ -82,16 +85,29 @@ int ReportCommand(const std::vector<std::string>& positional) {
   if (positional.empty())
     return UsageError("report needs one or more run directories (from `rdmacheck run --out=DIR`)");
   std::vector<DeviceRun> runs;
-  for (const std::string& dir : positional) {
+  std::vector<MutationRun> mutations;
+  std::vector<std::string> run_dirs;
+  for (const std::string& input : positional) {
+    absl::StatusOr<std::optional<MutationRun>> mutation = LoadMutationRun(input);
+    if (!mutation.ok()) return UsageError(mutation.status());
+    if (!mutation->has_value()) {
+      run_dirs.push_back(input);
+      continue;
+    }
+    run_dirs.insert(run_dirs.end(), (*mutation)->plain_runs.begin(), (*mutation)->plain_runs.end());
+    mutations.push_back(**std::move(mutation));
+  }
+  for (const std::string& dir : run_dirs) {
     absl::StatusOr<DeviceRun> run = LoadRunDir(dir);
     if (!run.ok()) return UsageError(run.status());
     runs.push_back(*std::move(run));
   }
   Report report = BuildReport(std::move(runs));
-  absl::StatusOr<std::vector<BenchRun>> bench = BenchRunsOf(positional);
+  absl::StatusOr<std::vector<BenchRun>> bench = BenchRunsOf(run_dirs);
   if (!bench.ok()) return UsageError(bench.status());
   report.extra_sections.push_back(KernelSection(report));
   if (std::optional<ExtraSection> section = BenchSection(*bench)) report.extra_sections.push_back(*section);
+  if (!mutations.empty()) report.extra_sections.push_back(MutationSection(mutations));
   report.generated = absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
   const std::string out = absl::GetFlag(FLAGS_out).empty() ? "out" : absl::GetFlag(FLAGS_out);
   absl::StatusOr<std::vector<std::string>> written = WriteReportFiles(report, out);

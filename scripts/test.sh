@@ -6,8 +6,10 @@
 #      and the lab boot tests (label `lab-boot`: a guest kernel panic, on purpose),
 #   4. boots the VM lab and runs the device tests on rxe0 and siw0 there (CTest label `device`;
 #      also setup-softrdma.sh's test and the container image, built from an offline base),
-#   5. runs the main job again on Debian's backports kernel (CTest label `backports`),
-#   6. runs the two-node wire lab: rxe and siw across captured virtual wires (label `wire`).
+#   5. runs the mutation suite in the lab (CTest label `mutation`: every mutant of
+#      selftest/mutants/ against the tests that concern it, on rxe0 and siw0),
+#   6. runs the main job again on Debian's backports kernel (CTest label `backports`),
+#   7. runs the two-node wire lab: rxe and siw across captured virtual wires (label `wire`).
 # Both CTest summaries are printed; the exit status is non-zero if either had a failure.
 set -uo pipefail
 
@@ -38,6 +40,10 @@ rm -rf out/ctest
 scripts/lab.sh -- ctest --test-dir build -L device -j2 --output-on-failure
 device=$?
 
+step "mutation suite (VM lab: each mutant must make its tests fail)"
+scripts/lab.sh -- ctest --test-dir build -L mutation --output-on-failure
+mutation=$?
+
 step "backports kernel (VM lab: the main job on Debian's newest backports kernel)"
 ctest --test-dir build -L backports --output-on-failure
 backports=$?
@@ -45,5 +51,5 @@ backports=$?
 step "wire lab (two VMs: rdmacheck serve on node A, run --peer on node B, the wires captured)"
 ctest --test-dir build -L wire --output-on-failure
 wire=$?
-step "done: unit tests exit $unit, lab boot tests exit $labboot, device tests exit $device, backports kernel exit $backports, wire lab exit $wire"
-[ "$unit" -eq 0 ] && [ "$labboot" -eq 0 ] && [ "$device" -eq 0 ] && [ "$backports" -eq 0 ] && [ "$wire" -eq 0 ]
+step "done: unit tests exit $unit, lab boot tests exit $labboot, device tests exit $device, mutation suite exit $mutation, backports kernel exit $backports, wire lab exit $wire"
+[ "$unit" -eq 0 ] && [ "$labboot" -eq 0 ] && [ "$device" -eq 0 ] && [ "$mutation" -eq 0 ] && [ "$backports" -eq 0 ] && [ "$wire" -eq 0 ]

@@ -74,7 +74,13 @@ std::vector<std::string> WcMismatches(const ibv_wc& wc, const ExpectedWc& e) {
   const bool has_inv = (wc.wc_flags & IBV_WC_WITH_INV) != 0;
   if (e.invalidated_rkey) {
     if (!has_inv) {
-      out.push_back("IBV_WC_WITH_INV is not set, expected an invalidated rkey");
+      // The flag missing with the rkey in its field is another deviation than no rkey at
+      // all (the field is imm_data's union): say which, so an expectation can tell them apart.
+      const std::string held = wc.invalidated_rkey == *e.invalidated_rkey
+                                   ? std::string("the expected rkey")
+                                   : absl::StrCat("0x", absl::Hex(wc.invalidated_rkey), ", not the expected 0x",
+                                                  absl::Hex(*e.invalidated_rkey));
+      out.push_back(absl::StrCat("IBV_WC_WITH_INV is not set, expected an invalidated rkey; the field holds ", held));
     } else if (wc.invalidated_rkey != *e.invalidated_rkey) {
       differs("invalidated_rkey", absl::StrCat("0x", absl::Hex(wc.invalidated_rkey)),
               absl::StrCat("0x", absl::Hex(*e.invalidated_rkey)));

@@ -45,6 +45,19 @@ TEST(CompletionMatchersTest, ImmediateMustBeThereExactlyWhenExpected) {
   EXPECT_THAT(WcMismatches(wc, RecvCompletion(1, 2, 3).WithImm(1)), ElementsAre(HasSubstr("is not set")));
 }
 
+// Without IBV_WC_WITH_INV the field still tells a flag-only deviation (rxe: the rkey is
+// there) from a wrong or absent rkey: the message says which.
+TEST(CompletionMatchersTest, MissingInvalidateFlagSaysWhatTheFieldHolds) {
+  ibv_wc wc = Recv(1, 2, 3);
+  wc.wc_flags = IBV_WC_IP_CSUM_OK;
+  wc.invalidated_rkey = 0x1234;
+  EXPECT_THAT(WcMismatches(wc, RecvCompletion(1, 2, 3).WithInvalidate(0x1234)),
+              ElementsAre("IBV_WC_WITH_INV is not set, expected an invalidated rkey; the field holds the expected rkey"));
+  EXPECT_THAT(WcMismatches(wc, RecvCompletion(1, 2, 3).WithInvalidate(0x1233)),
+              ElementsAre("IBV_WC_WITH_INV is not set, expected an invalidated rkey; the field holds 0x1234, not the "
+                          "expected 0x1233"));
+}
+
 TEST(CompletionMatchersTest, ErrorCompletionChecksOnlyValidFields) {
   ibv_wc wc = Recv(5, 6, 99);
   wc.status = IBV_WC_RNR_RETRY_EXC_ERR;

@@ -124,18 +124,36 @@ class QpCreateTest : public QpStateTest {
     if (qp) {
       Observe(absl::StrCat(what, ": created (max_send_wr ", attr.cap.max_send_wr, ", max_recv_wr ",
                            attr.cap.max_recv_wr, ")"));
-      ASSERT_OK_AND_ASSIGN(ibv_qp_attr queried, QueryQp(qp.get(), IBV_QP_CAP));
-      EXPECT_EQ(queried.cap.max_send_wr, attr.cap.max_send_wr) << what << ": ibv_query_qp and create disagree";
-      EXPECT_EQ(queried.cap.max_recv_wr, attr.cap.max_recv_wr) << what << ": ibv_query_qp and create disagree";
+      ExpectQueryAgreesWithCreate(qp.get(), attr, what);
     } else {
       Observe(absl::StrCat(what, ": refused, ", ErrnoName(errno)));
       EXPECT_THAT(errno, ErrnoIs(EINVAL)) << what;
     }
   }
 
+  // The queue sizes create wrote back into `attr` are the QP's: ibv_query_qp says the same.
+  static void ExpectQueryAgreesWithCreate(ibv_qp* qp, const ibv_qp_init_attr& attr, const std::string& what) {
+    ASSERT_OK_AND_ASSIGN(ibv_qp_attr queried, QueryQp(qp, IBV_QP_CAP));
+    EXPECT_EQ(queried.cap.max_send_wr, attr.cap.max_send_wr) << what << ": ibv_query_qp and create disagree";
+    EXPECT_EQ(queried.cap.max_recv_wr, attr.cap.max_recv_wr) << what << ": ibv_query_qp and create disagree";
+  }
+
   PdPtr pd_;
   CqPtr cq_;
 };
+
+RDMACHECK_ABOUT(QpCreateTest, GrantedCapsAreWhatQueryReports,
+                "an RC QP created with the harness's usual queue sizes: the sizes ibv_create_qp writes back (what "
+                "it granted) are the ones ibv_query_qp reports",
+                "ibv_create_qp(3) (cap: the actual sizes granted), ibv_query_qp(3); IBTA Vol 1 11.2.4.1",
+                Cap::kRcQp);
+TEST_F(QpCreateTest, GrantedCapsAreWhatQueryReports) {
+  ibv_qp_init_attr attr = QpInitAttr(IBV_QPT_RC, cq_.get());
+  errno = 0;
+  QpPtr qp(ibv_create_qp(pd_.get(), &attr));
+  ASSERT_NE(qp, nullptr) << "ibv_create_qp: " << ErrnoName(errno);
+  ExpectQueryAgreesWithCreate(qp.get(), attr, "RC QP");
+}
 
 class QpZeroQueueTest : public QpCreateTest, public ::testing::WithParamInterface<Limit> {};
 

@@ -1,0 +1,130 @@
+// Mutants of the completion stream: each completion is right, but one is lost, one comes
+// twice, two come in swapped order, or the flushes of a QP in error never come. State is
+// per CQ and forgotten when the CQ is destroyed (its address may be reused).
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "selftest/mutants/families.h"
+
+namespace rdmacheck::mutants {
+namespace {
+
+struct CqState {
+  bool touched = false;        // the one completion a mutant alters is behind us
+  std::deque<ibv_wc> pending;  // delivered before anything the device has
+};
+std::mutex mutex;
+std::map<ibv_cq*, CqState>& States() {
+  static auto* states = new std::map<ibv_cq*, CqState>;
+  return *states;
+}
+
+// Removes wc[i] from the `got` completions; returns the new count.
+int Remove(ibv_wc* wc, int got, int i) {
+  std::copy(wc + i + 1, wc + got, wc + i);
+  return got - 1;
+}
+
+bool Ok(const ibv_wc& wc) { return wc.status == IBV_WC_SUCCESS; }
+
+// A completion held back is delivered first, alone.
+bool DeliverPending(CqState& s, int n, ibv_wc* wc) {
+  if (s.pending.empty() || n <= 0) return false;
+  wc[0] = s.pending.front();
+  s.pending.pop_front();
+  return true;
+}
+
+int PollLosingFirst(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
+  std::lock_guard<std::mutex> lock(mutex);
+  CqState& s = States()[cq];
+  int got = real(cq, n, wc);
+  for (int i = 0; !s.touched && i < got; ++i) {
+    if (Ok(wc[i])) {
+      s.touched = true;
+      got = Remove(wc, got, i);
+    }
+  }
+  return got;
+}
+
+// Each successful receive is followed at once by its copy; what does not fit in `n` waits.
+int PollDuplicatingReceives(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
+  std::lock_guard<std::mutex> lock(mutex);
+  CqState& s = States()[cq];
+  if (DeliverPending(s, n, wc)) return 1;
+  std::vector<ibv_wc> polled(n > 0 ? n : 0);
+  const int got = real(cq, n, polled.data());
+  if (got <= 0) return got;
+  std::vector<ibv_wc> out;
+  for (int i = 0; i < got; ++i) {
+    out.push_back(polled[i]);
+    if (Ok(polled[i]) && (polled[i].opcode & IBV_WC_RECV)) out.push_back(polled[i]);
+  }
+  const int delivered = std::min<int>(n, static_cast<int>(out.size()));
+  std::copy(out.begin(), out.begin() + delivered, wc);
+  s.pending.insert(s.pending.end(), out.begin() + delivered, out.end());
+  return delivered;
+}
+
+int PollSwapping(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
+  std::lock_guard<std::mutex> lock(mutex);
+  CqState& s = States()[cq];
+  if (DeliverPending(s, n, wc)) return 1;
+  int got = real(cq, n, wc);
+  if (got == 1 && Ok(wc[0])) {  // asked one by one: hold it back if a second one is there
+    ibv_wc next;
+    if (real(cq, 1, &next) == 1) {
+      if (Ok(next)) {
+        s.pending.push_back(wc[0]);
+        wc[0] = next;
+      } else {
+        s.pending.push_back(next);
+      }
+    }
+  } else if (got >= 2 && Ok(wc[0]) && Ok(wc[1])) {
+    std::swap(wc[0], wc[1]);
+  }
+  return got;
+}
+
+int PollWithoutFlushes(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
+  int got = real(cq, n, wc);
+  for (int i = got - 1; i >= 0; --i) {
+    if (wc[i].status == IBV_WC_WR_FLUSH_ERR) got = Remove(wc, got, i);
+  }
+  return got;
+}
+
+}  // namespace
+
+void ForgetCq(ibv_cq* cq) {
+  std::lock_guard<std::mutex> lock(mutex);
+  States().erase(cq);
+}
+
+std::vector<Mutant> CompletionFlowMutants() {
+  return {
+      {.name = "cqe_lost",
+       .what = "the first successful completion of each CQ is never delivered",
+       .suites = "datapath", .filter = "*RcSendTest.MessagesArriveInPostingOrder/RdmaCm", .devices = "",
+       .survives = nullptr, .poll = PollLosingFirst},
+      {.name = "cqe_duplicated",
+       .what = "every successful receive completion is delivered twice (the CQ's consumer index lags)",
+       .suites = "datapath", .filter = "Connect/RcSendTest.MessagesArriveInPostingOrder/RdmaCm", .devices = "",
+       .survives = nullptr, .poll = PollDuplicatingReceives},
+      {.name = "cqe_reordered",
+       .what = "of two successful completions ready together, the later is delivered first",
+       .suites = "datapath", .filter = "Connect/RcSendTest.ManyMessagesInFlight/RdmaCm",
+       .devices = "", .survives = nullptr, .poll = PollSwapping},
+      {.name = "cqe_flush_lost",
+       .what = "work requests flushed by a QP in error never complete (no IBV_WC_WR_FLUSH_ERR)",
+       .suites = "qp_state", .filter = "Types/QpFlushTest.ErrFlushesOutstandingReceives/RC",
+       .devices = "", .survives = nullptr, .poll = PollWithoutFlushes},
+  };
+}
+
+}  // namespace rdmacheck::mutants

@@ -1,0 +1,60 @@
+// Data mutants: the completion is right, the bytes it describes are not: a received byte
+// corrupted, a byte written past a received message, a byte of an RDMA READ corrupted, an
+// atomic's original value wrong. The buffers come from the posted work requests
+// (posted_buffers.cc); only bytes inside them are touched.
+#include "selftest/mutants/families.h"
+
+namespace rdmacheck::mutants {
+namespace {
+
+constexpr uint32_t kGrh = 40;  // a UD receive starts with the GRH (or room for it)
+
+void Flip(uint64_t addr) {
+  if (addr) *reinterpret_cast<volatile uint8_t*>(addr) ^= 0xff;
+}
+
+// A received message's first byte, or the byte just past it in the receive's SGEs.
+void ReceivedByte(const ibv_wc& wc, bool past_the_end) {
+  if (wc.status != IBV_WC_SUCCESS || !(wc.opcode & IBV_WC_RECV)) return;
+  const Buffer b = TakeRecv(wc.qp_num, wc.wr_id);
+  const uint32_t first = (wc.wc_flags & IBV_WC_GRH) ? kGrh : 0;
+  if (!b.found || wc.byte_len <= first) return;
+  Flip(b.At(past_the_end ? wc.byte_len : first));
+}
+
+// The local buffer of a successful send-queue WR of `opcode` (READ, atomics).
+Buffer SendBuffer(const ibv_wc& wc, ibv_wc_opcode opcode) {
+  if (wc.status != IBV_WC_SUCCESS || wc.opcode != opcode) return {};
+  return TakeSend(wc.qp_num, wc.wr_id);
+}
+
+}  // namespace
+
+std::vector<Mutant> DataMutants() {
+  return {
+      {.name = "data_recv_byte",
+       .what = "the first byte of every received message is corrupted (bits flipped)",
+       .suites = "datapath", .filter = "Connect/RcSendSizeTest.SendArrivesIntact/RdmaCm_MtuPlusOne", .devices = "",
+       .survives = nullptr,
+       .completion = [](ibv_wc& wc) { ReceivedByte(wc, false); }},
+      {.name = "data_recv_overrun",
+       .what = "the byte just past a received message (inside the receive's buffers) is overwritten",
+       .suites = "datapath", .filter = "Connect/RcSendTest.ReceiveWithMoreRoomThanNeeded/RdmaCm", .devices = "",
+       .survives = nullptr,
+       .completion = [](ibv_wc& wc) { ReceivedByte(wc, true); }},
+      {.name = "data_read_byte",
+       .what = "the first byte an RDMA READ brings back is corrupted",
+       .suites = "datapath", .filter = "Connect/RdmaReadSizeTest.ReadReturnsRemoteBytes/RdmaCm_MtuPlusOne", .devices = "",
+       .survives = nullptr,
+       .completion = [](ibv_wc& wc) { Flip(SendBuffer(wc, IBV_WC_RDMA_READ).At(0)); }},
+      {.name = "atomic_original_value",
+       .what = "the original value a FETCH_ADD returns is off by one",
+       .suites = "atomics", .filter = "Connect/AtomicsTest.FetchAddAddsAndReturnsTheOriginal/RdmaCm", .devices = "rxe0",
+       .survives = nullptr,
+       .completion = [](ibv_wc& wc) {
+         if (uint64_t addr = SendBuffer(wc, IBV_WC_FETCH_ADD).At(0)) ++*reinterpret_cast<volatile uint64_t*>(addr);
+       }},
+  };
+}
+
+}  // namespace rdmacheck::mutants

@@ -1,0 +1,22 @@
+// The mutant families, one file each; mutant_table.cc puts them in one table.
+#ifndef RDMACHECK_SELFTEST_MUTANTS_FAMILIES_H_
+#define RDMACHECK_SELFTEST_MUTANTS_FAMILIES_H_
+
+#include <vector>
+
+#include "selftest/mutants/mutant.h"
+
+namespace rdmacheck::mutants {
+
+std::vector<Mutant> CompletionFieldMutants();  // completion_fields.cc: one ibv_wc field wrong
+std::vector<Mutant> DataMutants();             // data.cc: the bytes a completion describes
+std::vector<Mutant> CompletionFlowMutants();   // completion_flow.cc: lost, duplicated, reordered
+std::vector<Mutant> PostMutants();             // post_errors.cc: errno and bad_wr of a refused post
+std::vector<Mutant> QueryMutants();            // queries.cc: QP state, granted caps, device limits
+std::vector<Mutant> AccessMutants();           // access.cc: MR rights
+std::vector<Mutant> EventMutants();            // events.cc: CQ and async events
+std::vector<Mutant> CmMutants();               // cm_events.cc: rdma_cm events and private data
+
+}  // namespace rdmacheck::mutants
+
+#endif  // RDMACHECK_SELFTEST_MUTANTS_FAMILIES_H_

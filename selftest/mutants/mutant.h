@@ -1,0 +1,93 @@
+// A mutant: a real device made to deviate in exactly one way, to prove that the conformance
+// suites can fail (the mutation suite, `ctest -L mutation`; README "Mutation score").
+//
+// libmutants.so is LD_PRELOADed into `rdmacheck run`; RDMACHECK_MUTANT=<name> picks the
+// mutant. It interposes the exported libibverbs/librdmacm entry points and, after
+// ibv_open_device, wraps the context's ops (the inline ibv_poll_cq, ibv_post_send, ... call
+// through them): interpose.cc. A mutant is a row of the table (mutant_table.cc) with the
+// hooks it needs; every hook it leaves null passes the device's answer through unchanged.
+//
+// Each row names the tests that concern it (suites and a --gtest_filter: the driver,
+// run_mutants.py, runs only those, from a probe of the unmutated device) and, for a mutant
+// no conformance test can see, `survives`: why not. A mutant the device cannot express
+// (siw has no immediate data, no UD, no atomics) lists the devices it applies to.
+#ifndef RDMACHECK_SELFTEST_MUTANTS_MUTANT_H_
+#define RDMACHECK_SELFTEST_MUTANTS_MUTANT_H_
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <vector>
+
+namespace rdmacheck::mutants {
+
+using PollFn = int (*)(ibv_cq*, int, ibv_wc*);
+using PostSendFn = int (*)(ibv_qp*, ibv_send_wr*, ibv_send_wr**);
+using PostRecvFn = int (*)(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**);
+
+struct Mutant {
+  const char* name;
+  const char* what;     // one line: the one way the device deviates
+  const char* suites;   // --suites of the runs that concern it
+  const char* filter;   // --gtest_filter of those runs ("" = the whole suites)
+  const char* devices;  // "" = every device; else the devices it applies to ("rxe0")
+  const char* survives; // nullptr, or why no conformance test can see it
+
+  // Hooks (null: unchanged). A completion as the device reported it, edited in place.
+  void (*completion)(ibv_wc& wc) = nullptr;
+  // The whole poll (for completions lost, duplicated, reordered).
+  int (*poll)(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) = nullptr;
+  // The result of a post: `ret` what the device returned, `*bad_wr` as it set it.
+  int (*post_send_result)(ibv_send_wr* wr, int ret, ibv_send_wr** bad_wr) = nullptr;
+  int (*post_recv_result)(ibv_recv_wr* wr, int ret, ibv_recv_wr** bad_wr) = nullptr;
+  int (*req_notify_cq)(ibv_cq* cq, int solicited_only, int (*real)(ibv_cq*, int)) = nullptr;
+  void (*query_qp)(ibv_qp_attr* attr, int mask, ibv_qp_init_attr* init) = nullptr;
+  void (*created_qp)(ibv_qp_cap* granted) = nullptr;  // the caps create_qp writes back
+  void (*device_attr)(ibv_device_attr* attr) = nullptr;
+  int (*mr_access)(int access) = nullptr;  // the rights reg_mr is asked for
+  bool (*drop_async_event)(const ibv_async_event& event) = nullptr;
+  void (*cm_event)(rdma_cm_event* event) = nullptr;
+};
+
+// Every mutant (mutant_table.cc), control first.
+const std::vector<Mutant>& AllMutants();
+
+// The mutant this process runs (RDMACHECK_MUTANT), or null: none selected, or this is not
+// a process that runs tests. Only the suite children (`rdmacheck __child`) are mutated:
+// the probe, the doctor and the counters of the parent see the real device.
+const Mutant* Active();
+
+// What a mutant needs from the buffers posted: the SGEs of each posted work request (the
+// first kMaxSges), so a data mutant can reach the bytes a completion describes
+// (posted_buffers.cc).
+struct Buffer {
+  static constexpr int kMaxSges = 4;
+  ibv_sge sges[kMaxSges] = {};
+  int num_sge = 0;  // of sges[]
+  bool found = false;
+
+  // The address of byte `offset` of the scatter/gather list, or 0 past its end.
+  uint64_t At(uint64_t offset) const {
+    for (int i = 0; i < num_sge; offset -= sges[i].length, ++i) {
+      if (offset < sges[i].length) return sges[i].addr + offset;
+    }
+    return 0;
+  }
+};
+void RecordRecv(uint32_t qp_num, const ibv_recv_wr* wr);  // qp_num 0: an SRQ
+void RecordSend(uint32_t qp_num, const ibv_send_wr* wr);
+Buffer TakeRecv(uint32_t qp_num, uint64_t wr_id);
+Buffer TakeSend(uint32_t qp_num, uint64_t wr_id);
+bool SentWithInvalidate(uint32_t rkey);  // an IBV_WR_SEND_WITH_INV carried this rkey
+
+// The private data length last given to rdma_connect / rdma_accept / rdma_reject, by the
+// event that carries it to the peer (CONNECT_REQUEST, ESTABLISHED, REJECTED); -1: none yet.
+void RecordSentPrivateData(rdma_cm_event_type arrives_as, int length);
+int SentPrivateDataLength(rdma_cm_event_type arrives_as);
+
+// A destroyed CQ's per-CQ state goes (completion_flow.cc): its address may be reused.
+void ForgetCq(ibv_cq* cq);
+
+}  // namespace rdmacheck::mutants
+
+#endif  // RDMACHECK_SELFTEST_MUTANTS_MUTANT_H_

@@ -1,0 +1,47 @@
+// Mutants of a refused post: the device refuses the same work requests, but reports it
+// wrongly: the other errno of the two the man pages name (ENOMEM for a full queue,
+// EINVAL for a bad WR), bad_wr pointing past the WR that failed, or no error at all.
+#include <cerrno>
+
+#include "selftest/mutants/families.h"
+
+namespace rdmacheck::mutants {
+namespace {
+
+int OtherErrno(int ret) { return ret == ENOMEM ? EINVAL : ENOMEM; }
+
+constexpr char kSendRefused[] = "Connect/PostErrorTest.TooManySgesIsRefusedWithEinval/RdmaCm_SendQueue";
+// Not on siw0: siw's ibv_post_send never refuses a WR in these tests (it accepts one with too
+// many SGEs and an overfull list, returning 0: expected deviations), so there is no refusal
+// to misreport, and the test waits 20 s for a completion each time.
+constexpr char kRefusingDevices[] = "rxe0";
+
+}  // namespace
+
+std::vector<Mutant> PostMutants() {
+  return {
+      {.name = "post_send_errno",
+       .what = "a refused ibv_post_send returns EINVAL for ENOMEM and ENOMEM for anything else",
+       .suites = "errors", .filter = kSendRefused, .devices = kRefusingDevices, .survives = nullptr,
+       .post_send_result = [](ibv_send_wr*, int ret, ibv_send_wr**) { return ret ? OtherErrno(ret) : 0; }},
+      {.name = "post_send_bad_wr",
+       .what = "a refused ibv_post_send sets bad_wr to the WR after the one that failed (NULL if last)",
+       .suites = "errors", .filter = kSendRefused, .devices = kRefusingDevices, .survives = nullptr,
+       .post_send_result = [](ibv_send_wr*, int ret, ibv_send_wr** bad_wr) {
+         if (ret && *bad_wr) *bad_wr = (*bad_wr)->next;
+         return ret;
+       }},
+      {.name = "post_recv_errno",
+       .what = "a refused ibv_post_recv / ibv_post_srq_recv returns EINVAL for ENOMEM and ENOMEM otherwise",
+       .suites = "srq", .filter = "SrqTrafficTest.PostFailureReturnsErrnoValue",
+       .devices = "", .survives = nullptr,
+       .post_recv_result = [](ibv_recv_wr*, int ret, ibv_recv_wr**) { return ret ? OtherErrno(ret) : 0; }},
+      {.name = "post_recv_error_hidden",
+       .what = "a refused ibv_post_recv / ibv_post_srq_recv returns 0 (the refused WRs are silently not posted)",
+       .suites = "srq", .filter = "SrqTrafficTest.PostChainStopsAtBadWr",
+       .devices = "", .survives = nullptr,
+       .post_recv_result = [](ibv_recv_wr*, int, ibv_recv_wr**) { return 0; }},
+  };
+}
+
+}  // namespace rdmacheck::mutants
