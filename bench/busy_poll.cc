@@ -56,10 +56,24 @@ absl::Status PostRecvs(Endpoint& e, uint32_t offset, uint32_t size, int count) {
 
 uint32_t PingPongRecvOffset(const Endpoint& e) { return static_cast<uint32_t>(e.buffer_size() / 2); }
 
-absl::Status PostPingPongSend(Endpoint& e, uint32_t size, int i) {
-  ibv_sge sge = e.Sge(0, size);
-  ibv_send_wr wr = SendWr(i, &sge, size ? 1 : 0, IBV_WR_SEND, Signal(i) | InlineFlag(e, size));
-  return e.PostSend(wr);
+PingPongWrs::PingPongWrs(Endpoint& e, uint32_t size)
+    : qp_(e.qp()), inline_(InlineFlag(e, size)), send_sge_(e.Sge(0, size)), recv_sge_(e.Sge(PingPongRecvOffset(e), size)) {
+  send_ = SendWr(0, &send_sge_, size ? 1 : 0, IBV_WR_SEND, 0);
+  recv_ = RecvWr(0, &recv_sge_, 1);
+}
+
+absl::Status PingPongWrs::PostSend(int i) {
+  send_.wr_id = static_cast<uint64_t>(i);
+  send_.send_flags = Signal(i) | inline_;
+  ibv_send_wr* bad = nullptr;
+  if (int rc = ibv_post_send(qp_, &send_, &bad); rc != 0) return ErrnoStatus(rc, "ibv_post_send (ping-pong SEND)");
+  return absl::OkStatus();
+}
+
+absl::Status PingPongWrs::PostRecv() {
+  ibv_recv_wr* bad = nullptr;
+  if (int rc = ibv_post_recv(qp_, &recv_, &bad); rc != 0) return ErrnoStatus(rc, "ibv_post_recv (ping-pong)");
+  return absl::OkStatus();
 }
 
 uint8_t Mark(int i) { return static_cast<uint8_t>(i % 255 + 1); }

@@ -23,17 +23,17 @@ double Micros(BenchClock::duration d) { return std::chrono::duration<double, std
 // SEND ping-pong: `ping` sends and waits for the answer; the echo side answers each message.
 absl::Status SendPingPong(Endpoint& ping, Endpoint& pong, uint32_t size, int iterations, absl::Duration budget,
                           std::vector<double>& samples) {
-  const uint32_t recv_at = PingPongRecvOffset(ping);
-  RDMACHECK_RETURN_IF_ERROR(PostRecvs(ping, recv_at, size, 8));
+  RDMACHECK_RETURN_IF_ERROR(PostRecvs(ping, PingPongRecvOffset(ping), size, 8));
+  PingPongWrs wrs(ping, size);
   RDMACHECK_ASSIGN_OR_RETURN(std::unique_ptr<EchoSide> echo, EchoSide::Start(pong, {"send", size, iterations, 8}, budget));
   Deadline deadline(budget);
   absl::Status status;
   for (int i = 0; i < iterations && status.ok(); ++i) {
     BenchClock::time_point start = BenchClock::now();
-    status = PostPingPongSend(ping, size, i);
+    status = wrs.PostSend(i);
     if (status.ok()) status = WaitFor(ping, ping.recv_cq(), IsRecv, deadline, "waiting for a pong").status();
     samples.push_back(Micros(BenchClock::now() - start) / 2);
-    if (status.ok()) status = ping.PostRecv(0, recv_at, size);
+    if (status.ok()) status = wrs.PostRecv();
     if (status.ok()) status = ReapSends(ping);
   }
   absl::Status echo_status = echo->Finish();

@@ -8,11 +8,11 @@ namespace rdmacheck {
 namespace {
 
 absl::Status EchoSends(Endpoint& e, const EchoJob& job, Deadline& deadline) {
-  const uint32_t recv_at = PingPongRecvOffset(e);
+  PingPongWrs wrs(e, job.size);
   for (int i = 0; i < job.iterations; ++i) {
     RDMACHECK_RETURN_IF_ERROR(WaitFor(e, e.recv_cq(), IsRecv, deadline, "waiting for a ping").status());
-    RDMACHECK_RETURN_IF_ERROR(e.PostRecv(0, recv_at, job.size));
-    RDMACHECK_RETURN_IF_ERROR(PostPingPongSend(e, job.size, i));
+    RDMACHECK_RETURN_IF_ERROR(wrs.PostRecv());
+    RDMACHECK_RETURN_IF_ERROR(wrs.PostSend(i));
     RDMACHECK_RETURN_IF_ERROR(ReapSends(e));
   }
   return absl::OkStatus();
