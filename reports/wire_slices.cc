@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "results/wire_mark.h"
+#include "wire/ib_opcodes.h"
 
 namespace rdmacheck {
 namespace {
@@ -39,28 +40,9 @@ std::string HexToText(absl::string_view hex) {
 }  // namespace
 
 std::string RoceOpcodeName(int opcode, int dest_qp) {
-  static const char* const kRc[] = {"SEND First", "SEND Middle", "SEND Last", "SEND Last with Immediate",
-                                    "SEND Only", "SEND Only with Immediate", "RDMA WRITE First",
-                                    "RDMA WRITE Middle", "RDMA WRITE Last", "RDMA WRITE Last with Immediate",
-                                    "RDMA WRITE Only", "RDMA WRITE Only with Immediate", "RDMA READ Request",
-                                    "RDMA READ Response First", "RDMA READ Response Middle",
-                                    "RDMA READ Response Last", "RDMA READ Response Only", "Acknowledge",
-                                    "ATOMIC Acknowledge", "CmpSwap", "FetchAdd", "Reserved 0x15",
-                                    "SEND Last with Invalidate", "SEND Only with Invalidate"};
-  const int kind = opcode >> 5, op = opcode & 0x1f;
-  if (opcode == 0x81) return "CNP";
-  std::string name;
-  if (kind == 0 && op < 24) {
-    name = absl::StrCat("RC ", kRc[op]);
-  } else if (kind == 1 && op < 12) {
-    name = absl::StrCat("UC ", kRc[op]);
-  } else if (kind == 3 && (op == 4 || op == 5)) {
-    name = absl::StrCat("UD ", kRc[op]);
-  } else {
-    return absl::StrCat("BTH opcode 0x", absl::Hex(opcode));
-  }
-  if (dest_qp == 1) absl::StrAppend(&name, " (QP1: CM MAD)");
-  return name;
+  const IbOpcode o = DescribeOpcode(static_cast<uint8_t>(opcode));  // the wire check's table (wire/)
+  if (!o.defined()) return absl::StrCat("BTH opcode 0x", absl::Hex(opcode));
+  return dest_qp == 1 ? absl::StrCat(o.name, " (QP1: CM MAD)") : o.name;
 }
 
 std::string RdmapOpcodeName(int opcode) {
