@@ -6,8 +6,6 @@
 // interop result). Also merges the passing tests' opcode sequences into --opcodes
 // (default <results dir>/../opcodes.json), which `rdmacheck list` shows. Run by
 // scripts/wire-lab.sh after both nodes ended; needs tshark.
-#include <stdio.h>
-
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -17,6 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "harness/child_process.h"
+#include "wire/tshark.h"
 #include "reports/report_model.h"  // ReadJsonFile
 #include "reports/wire_slices.h"
 #include "reports/wire_verdict.h"
@@ -33,26 +33,20 @@ ABSL_FLAG(std::string, opcodes, "", "wire-slices: the opcode sequences file `lis
 namespace rdmacheck {
 namespace {
 
-// Quoted for sh -c.
-std::string ShellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
+// tshark's field columns for the slicer, bounded in time like the wire check's run.
 absl::StatusOr<std::string> TsharkFields(const std::string& capture) {
-  std::string command = "tshark -n -r " + ShellQuote(capture) + " -T fields -E separator=/t -E occurrence=a -E aggregator=,";
-  for (const std::string& field : kWireSliceFields) command += " -e " + field;
-  command += " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return absl::InternalError("cannot run tshark");
-  std::string text;
-  char buffer[65536];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) text.append(buffer, n);
-  const int status = pclose(pipe);
-  if (status != 0) return absl::InvalidArgumentError(absl::StrCat("tshark could not read ", capture, " (is tshark installed?)"));
-  return text;
+  std::vector<std::string> args = {"tshark", "-n", "-r", capture, "-T", "fields", "-E", "separator=/t",
+                                   "-E", "occurrence=a", "-E", "aggregator=,"};
+  for (const std::string& field : kWireSliceFields) args.insert(args.end(), {"-e", field});
+  absl::StatusOr<ChildProcess> child = SpawnChild(args, Stderr::kSeparate);
+  if (!child.ok()) return absl::InvalidArgumentError(absl::StrCat("cannot run tshark: ", child.status().message()));
+  const int status = FinishChild(*child, std::chrono::steady_clock::now() + absl::ToChronoSeconds(TsharkOptions().budget));
+  if (status == -1) return absl::DeadlineExceededError(absl::StrCat("tshark ran past its budget on ", capture));
+  // Exit 2 with output: the file ends inside a packet (a capture cut short); what came before counts.
+  if (status != 0 && !(status == 2 && !child->output.empty())) {
+    return absl::InvalidArgumentError(absl::StrCat("tshark could not read ", capture, ": ", child->errors));
+  }
+  return child->output;
 }
 
 }  // namespace
