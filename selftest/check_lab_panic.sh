@@ -4,14 +4,15 @@
 # PanicDemoTest, which crashes the guest kernel (SysRq c), and checks that
 #   - scripts/lab.sh exits 123 and writes <out>/lab-panic.txt naming the running test
 #     and the console's last lines (with the panic);
-#   - the earlier suite's results survived: results.json, marked "complete": false.
+#   - the earlier suite's results survived: results.json, marked "complete": false
+#     (--jobs=1: the suites one after the other, so one has ended before the panic).
 #   selftest/check_lab_panic.sh SELFTEST_BINARY OUT_DIR
 set -uo pipefail
 bin=${1:?usage: check_lab_panic.sh SELFTEST_BINARY OUT_DIR} out=${2:?}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rm -rf "$out" && mkdir -p "$out"
 RDMACHECK_OUT=$out RDMACHECK_SELFTEST_PANIC=1 "$repo/scripts/lab.sh" -- \
-  "$bin" run --device=rxe0 --suites=kernel_log_demo,panic_demo --out="$out/run" --no_expectations
+  "$bin" run --device=rxe0 --suites=kernel_log_demo,panic_demo --out="$out/run" --no_expectations --jobs=1
 rc=$?
 [ "$rc" -eq 123 ] || { echo "FAIL: lab.sh exited $rc, expected 123 (guest kernel panic)" >&2; exit 1; }
 bad=0
