@@ -3,6 +3,10 @@
 #include <iostream>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "cli/flag_parser.h"
+#include "gtest/gtest.h"
 
 ABSL_FLAG(std::string, format, "text", "Output format: text or json (list and report diff also: md)");
 ABSL_FLAG(std::string, out, "",
@@ -55,6 +59,26 @@ const std::vector<Command>& Commands() {
        With(kSelectionFlags, {"capabilities", "events", "peer"}), ChildCommand, /*hidden=*/true},
   };
   return commands;
+}
+
+int RunCommandLine(const std::vector<std::string>& args) {
+  constexpr absl::string_view kFilter = "--gtest_filter=";
+  std::vector<std::string> rest;
+  for (const std::string& arg : args) {
+    if (absl::StartsWith(arg, kFilter)) {  // an exec'd child's was taken out by InitGoogleTest
+      GTEST_FLAG_SET(filter, arg.substr(kFilter.size()));
+    } else {
+      rest.push_back(arg);
+    }
+  }
+  for (const Command& command : Commands()) {
+    if (rest.empty() || command.name != rest[0]) continue;
+    absl::StatusOr<std::vector<std::string>> positional =
+        ParseFlags(std::vector<std::string>(rest.begin() + 1, rest.end()), command.flags);
+    if (!positional.ok()) return UsageError(positional.status());
+    return command.run(*positional);
+  }
+  return UsageError(absl::StrCat("unknown command '", rest.empty() ? "" : rest[0], "' (see rdmacheck help)"));
 }
 
 int UsageError(absl::string_view message) {

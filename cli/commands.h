@@ -34,6 +34,11 @@ struct Command {
 
 const std::vector<Command>& Commands();
 
+// Runs one command line (args[0] the command, then its flags and arguments) in this
+// process, GoogleTest initialised: main() for every command, and `run`'s children forked
+// from its fork server (runner/fork_server.h), whose --gtest_filter is applied here.
+int RunCommandLine(const std::vector<std::string>& args);
+
 // Prints "rdmacheck: <message>" on stderr and returns kExitUsage.
 int UsageError(absl::string_view message);
 int UsageError(const absl::Status& status);

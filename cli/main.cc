@@ -48,18 +48,13 @@ int Main(int argc, char** argv) {
     return args.empty() ? kExitUsage : kExitOk;
   }
   for (const Command& command : Commands()) {
-    if (command.name != args[0]) continue;
-    std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (help) {
+    if (help && command.name == args[0]) {
       std::cout << "usage: rdmacheck " << command.usage << "\n\n" << command.summary << "\n\nflags:\n"
                 << FlagsHelp(command.flags);
       return kExitOk;
     }
-    absl::StatusOr<std::vector<std::string>> positional = ParseFlags(rest, command.flags);
-    if (!positional.ok()) return UsageError(positional.status());
-    return command.run(*positional);
   }
-  return UsageError("unknown command '" + args[0] + "' (see rdmacheck help)");
+  return RunCommandLine(args);
 }
 
 }  // namespace

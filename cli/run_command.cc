@@ -84,6 +84,15 @@ int RunCommand(const std::vector<std::string>& positional) {
   if (absl::GetFlag(FLAGS_jobs) < 0) return UsageError("--jobs must be >= 0 (0: one per CPU)");
 
   RunPlan plan;
+  // Children are forked from this server (runner/fork_server.h): started first, while this
+  // process has one thread and has opened no device (a verbs context, librdmacm's too,
+  // belongs to the process that opened it: a forked child must open its own).
+  absl::StatusOr<std::unique_ptr<ForkServer>> fork_server = ForkServer::Start(RunCommandLine);
+  if (fork_server.ok()) {
+    plan.fork_server = fork_server->get();
+  } else {
+    std::cerr << "rdmacheck run: children are exec'd: " << fork_server.status().message() << std::endl;
+  }
   {
     absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
     if (!device.ok()) return UsageError(device.status());

@@ -4,11 +4,13 @@
 #include <poll.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "harness/status.h"
 
 namespace rdmacheck {
@@ -35,6 +37,31 @@ int Poll(ibv_cq* cq, int n, ibv_wc* wcs) {
   return got;
 }
 
+// What a poller does between empty polls. At first it yields: a working device completes
+// within microseconds, and rxe and siw complete in kernel threads that need the CPU. Then
+// it sleeps, doubling up to 1 ms: a wait for a completion that never comes (a deviation, a
+// timeout) then leaves the CPU to the tests running beside it instead of spinning on
+// sched_yield for seconds (under an emulated CPU every syscall is dear), and a late
+// completion is seen at most 1 ms after it arrived.
+class PollPacer {
+ public:
+  void Pause() {
+    if (yields_ < kYields) {
+      ++yields_;
+      sched_yield();
+      return;
+    }
+    absl::SleepFor(sleep_);
+    sleep_ = std::min(sleep_ * 2, kLongestSleep);
+  }
+
+ private:
+  static constexpr int kYields = 64;
+  static constexpr absl::Duration kLongestSleep = absl::Milliseconds(1);
+  int yields_ = 0;
+  absl::Duration sleep_ = absl::Microseconds(20);
+};
+
 }  // namespace
 
 uint64_t WireCompletions() { return wire_completions.load(); }
@@ -43,6 +70,7 @@ absl::StatusOr<std::vector<ibv_wc>> PollCompletions(ibv_cq* cq, int count, absl:
   std::vector<ibv_wc> wcs(count);
   int got = 0;
   const absl::Time deadline = absl::Now() + timeout;
+  PollPacer pacer;
   while (got < count) {
     int n = Poll(cq, count - got, wcs.data() + got);
     if (n < 0) return ErrnoStatus(-n > 0 ? -n : EIO, "ibv_poll_cq");
@@ -53,8 +81,7 @@ absl::StatusOr<std::vector<ibv_wc>> PollCompletions(ibv_cq* cq, int count, absl:
                                                       " waiting for completions: ", got, " of ", count,
                                                       " arrived"));
     }
-    // Soft devices complete work in kernel threads: give them the CPU.
-    if (n == 0) sched_yield();
+    if (n == 0) pacer.Pause();
   }
   return wcs;
 }
@@ -67,10 +94,11 @@ absl::StatusOr<ibv_wc> PollCompletion(ibv_cq* cq, absl::Duration timeout) {
 std::vector<ibv_wc> DrainCompletions(ibv_cq* cq, absl::Duration quiet) {
   std::vector<ibv_wc> wcs;
   const absl::Time end = absl::Now() + quiet;
+  PollPacer pacer;
   do {
     ibv_wc wc{};
     while (Poll(cq, 1, &wc) == 1) wcs.push_back(wc);
-    sched_yield();
+    pacer.Pause();
   } while (absl::Now() < end);
   return wcs;
 }

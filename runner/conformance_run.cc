@@ -162,9 +162,11 @@ RunResults Execute(const RunPlan& plan) {
   });
   results.environment["jobs"] = jobs;
 
+  results.environment["children"] = plan.fork_server != nullptr ? "forked from a fork server" : "exec";
   std::mutex print_lock;  // results arrive from several supervising threads
   ChildOptions options;
   options.executable = plan.executable;
+  options.fork_server = plan.fork_server;
   options.args = {"__child"};
   options.args.insert(options.args.end(), plan.child_flags.begin(), plan.child_flags.end());
   options.log_dir = log_dir;

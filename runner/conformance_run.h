@@ -15,6 +15,7 @@
 #include "capabilities/profile.h"
 #include "harness/device.h"
 #include "results/results.h"
+#include "runner/fork_server.h"
 #include "runner/test_selection.h"
 
 namespace rdmacheck {
@@ -26,6 +27,9 @@ struct RunPlan {
   std::string out_dir;
   std::string executable;                 // this binary, re-run as `__child`
   std::vector<std::string> child_flags;   // selection and other flags the children need
+  // Where set, the children are forked from it (fork_server.h), else each is an exec of
+  // `executable`. Started before the process touched a device: a child must open its own.
+  ForkServer* fork_server = nullptr;
   absl::Duration test_timeout;
   std::function<void(const TestResult&)> on_result;  // as each result arrives (again when the kernel log fails it)
   std::function<void(const RunResults&)> on_suite;   // after each suite, with every result so far (complete=false)

@@ -19,9 +19,13 @@ namespace rdmacheck {
 namespace {
 
 pid_t Spawn(const ChildOptions& options, const std::vector<std::string>& extra, const std::string& log) {
+  std::vector<std::string> args = options.args;
+  args.insert(args.end(), extra.begin(), extra.end());
+  if (options.fork_server != nullptr) {
+    if (absl::StatusOr<pid_t> pid = options.fork_server->Spawn(args, log); pid.ok()) return *pid;
+  }  // else, or if the server failed, an exec of the binary (slower, the same child)
   std::vector<std::string> argv_strings = {options.executable};
-  argv_strings.insert(argv_strings.end(), options.args.begin(), options.args.end());
-  argv_strings.insert(argv_strings.end(), extra.begin(), extra.end());
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);

@@ -14,6 +14,7 @@
 
 #include "absl/time/time.h"
 #include "results/results.h"
+#include "runner/fork_server.h"
 
 namespace rdmacheck {
 
@@ -26,6 +27,7 @@ struct SuitePlan {
 struct ChildOptions {
   std::string executable;              // the rdmacheck binary
   std::vector<std::string> args;       // e.g. {"__child", "--device=rxe0", ...}
+  ForkServer* fork_server = nullptr;   // where set, children are forked from it, not exec'd
   std::string log_dir;                 // <log_name>.log (child output) and <log_name>.<n>.events
   absl::Duration test_timeout;         // the watchdog, per test
   std::function<void(const TestResult&)> on_result;  // progress, called as results arrive
