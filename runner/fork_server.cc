@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -86,6 +87,7 @@ bool ReadStrings(int fd, std::vector<std::string>& strings) {
   }
   int null = open("/dev/null", O_RDONLY);
   if (null >= 0) dup2(null, STDIN_FILENO);
+  setenv(kForkedChildEnv, "1", 1);
   const int status = body(std::vector<std::string>(request.begin() + 1, request.end()));
   std::cout.flush();
   fflush(nullptr);

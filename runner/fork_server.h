@@ -24,6 +24,10 @@
 
 namespace rdmacheck {
 
+// Set to "1" in each forked child's environment: its command line is its parent's, so a
+// library preloaded into `run` (selftest/mutants) tells a child from its parent by this.
+inline constexpr char kForkedChildEnv[] = "RDMACHECK_FORKED_CHILD";
+
 class ForkServer {
  public:
   // What a child runs: its arguments (flags) in, its exit status out.

@@ -6,13 +6,17 @@
 #include <iterator>
 #include <string>
 
+#include "runner/fork_server.h"
 #include "selftest/mutants/mutant.h"
 
 namespace rdmacheck::mutants {
 namespace {
 
-// `rdmacheck __child ...`: the process that runs the tests (runner/conformance_run.cc).
+// The process that runs the tests (runner/conformance_run.cc): `rdmacheck __child ...`,
+// or a child forked from `run`'s fork server, which says so in its environment
+// (runner/fork_server.h).
 bool IsSuiteChild() {
+  if (getenv(kForkedChildEnv) != nullptr) return true;
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const size_t first_end = cmdline.find('\0');
@@ -24,6 +28,10 @@ bool IsSuiteChild() {
 const Mutant* Select() {
   const char* name = getenv("RDMACHECK_MUTANT");
   if (!name || !*name || !IsSuiteChild()) return nullptr;
+  // A forked child loaded this library with `run`, before it was a child: its helpers must
+  // not inherit it either (see KeepHelpersUnmutated), nor the mark of a child.
+  unsetenv("LD_PRELOAD");
+  unsetenv(kForkedChildEnv);
   for (const Mutant& m : AllMutants()) {
     if (strcmp(m.name, name) == 0) return &m;
   }
