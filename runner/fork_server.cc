@@ -79,14 +79,7 @@ bool ReadStrings(int fd, std::vector<std::string>& strings) {
 }
 
 [[noreturn]] void RunChild(const ForkServer::Body& body, const std::vector<std::string>& request) {
-  int fd = open(request[0].c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  if (fd >= 0) {
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    close(fd);
-  }
-  int null = open("/dev/null", O_RDONLY);
-  if (null >= 0) dup2(null, STDIN_FILENO);
+  AttachChildOutput(request[0]);
   setenv(kForkedChildEnv, "1", 1);
   const int status = body(std::vector<std::string>(request.begin() + 1, request.end()));
   std::cout.flush();
@@ -130,6 +123,20 @@ bool ReadStrings(int fd, std::vector<std::string>& strings) {
 }
 
 }  // namespace
+
+void AttachChildOutput(const std::string& log) {
+  int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd >= 0) {
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+  }
+  int null = open("/dev/null", O_RDONLY);
+  if (null > STDIN_FILENO) {
+    dup2(null, STDIN_FILENO);
+    close(null);
+  }
+}
 
 absl::StatusOr<std::unique_ptr<ForkServer>> ForkServer::Start(Body body) {
   if (int threads = ThreadCount(); threads != 1) {

@@ -28,6 +28,10 @@ namespace rdmacheck {
 // library preloaded into `run` (selftest/mutants) tells a child from its parent by this.
 inline constexpr char kForkedChildEnv[] = "RDMACHECK_FORKED_CHILD";
 
+// In a child, before it runs: stdout and stderr appended to `log`, stdin from /dev/null
+// (a forked or an exec'd child alike).
+void AttachChildOutput(const std::string& log);
+
 class ForkServer {
  public:
   // What a child runs: its arguments (flags) in, its exit status out.

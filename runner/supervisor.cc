@@ -1,6 +1,5 @@
 #include "runner/supervisor.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,14 +30,7 @@ pid_t Spawn(const ChildOptions& options, const std::vector<std::string>& extra, 
   argv.push_back(nullptr);
   pid_t pid = fork();
   if (pid != 0) return pid;
-  int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  if (fd >= 0) {
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    close(fd);
-  }
-  int null = open("/dev/null", O_RDONLY);
-  if (null >= 0) dup2(null, STDIN_FILENO);
+  AttachChildOutput(log);
   execv(argv[0], argv.data());
   _exit(127);
 }
