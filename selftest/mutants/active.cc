@@ -6,15 +6,17 @@
 #include <iterator>
 #include <string>
 
-#include "runner/fork_server.h"
 #include "selftest/mutants/mutant.h"
 
 namespace rdmacheck::mutants {
 namespace {
 
+// A child forked from `run`'s fork server says so in its environment: kForkedChildEnv of
+// runner/fork_server.h, spelled out here as "__child" is (the library uses no rdmacheck layer).
+constexpr char kForkedChildEnv[] = "RDMACHECK_FORKED_CHILD";
+
 // The process that runs the tests (runner/conformance_run.cc): `rdmacheck __child ...`,
-// or a child forked from `run`'s fork server, which says so in its environment
-// (runner/fork_server.h).
+// or a forked child.
 bool IsSuiteChild() {
   if (getenv(kForkedChildEnv) != nullptr) return true;
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
