@@ -9,7 +9,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "capabilities/expectations.h"
+#include "capabilities/expectations/expectations.h"
 #include "gtest/gtest.h"
 #include "cli/commands.h"
 #include "runner/test_selection.h"

@@ -4,15 +4,15 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
-#include "capabilities/probe.h"
-#include "capabilities/profile_check.h"
-#include "capabilities/profile_text.h"
+#include "capabilities/probes/probe.h"
+#include "capabilities/profile/profile_check.h"
+#include "capabilities/profile/profile_text.h"
 #include "cli/commands.h"
 #include "results/results.h"
 #include "harness/selection_flags.h"
 
 ABSL_FLAG(std::string, expect, "",
-          "Check the profile against known facts (JSON pointer -> value, see capabilities/profile_check.h); "
+          "Check the profile against known facts (JSON pointer -> value, see capabilities/profile/profile_check.h); "
           "exit 1 on a mismatch");
 
 namespace rdmacheck {

@@ -12,9 +12,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
-#include "capabilities/broken.h"
-#include "capabilities/expectations.h"
-#include "capabilities/probe.h"
+#include "capabilities/verdict/broken.h"
+#include "capabilities/expectations/expectations.h"
+#include "capabilities/probes/probe.h"
 #include "gtest/gtest.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
@@ -118,7 +118,7 @@ int RunCommand(const std::vector<std::string>& positional) {
     if (*expectations) ApplyExpectation(FindExpectation(**expectations, r.name, identity.kernel, identity.rdma_core), r);
   };
 
-  // Declared but misbehaving: a result each, before the suites' (capabilities/broken.h).
+  // Declared but misbehaving: a result each, before the suites' (capabilities/verdict/broken.h).
   const std::vector<TestResult> broken =
       BrokenCapabilityResults(plan.profile, *expectations ? &**expectations : nullptr);
 

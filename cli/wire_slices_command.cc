@@ -20,7 +20,7 @@
 #include "reports/report_model.h"  // ReadJsonFile
 #include "reports/wire_slices.h"
 #include "reports/wire_verdict.h"
-#include "capabilities/expectations.h"
+#include "capabilities/expectations/expectations.h"
 #include "results/results.h"
 
 ABSL_FLAG(std::string, capture, "", "wire-slices: the link's capture (pcap)");

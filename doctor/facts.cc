@@ -14,7 +14,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "capabilities/rdma_netlink.h"
+#include "capabilities/system/rdma_netlink.h"
 #include "harness/connection/cm_steps.h"
 #include "harness/device.h"
 #include "harness/timeouts.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "capabilities/memlock.h"
+#include "capabilities/system/memlock.h"
 
 namespace rdmacheck {
 

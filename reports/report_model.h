@@ -1,7 +1,7 @@
 // The report model: one or more runs of `rdmacheck run`, side by side.
 //
 // A run directory holds results.json (results/results.h) and capabilities.json
-// (capabilities/profile.h). The model keeps both as the run wrote them and derives what a
+// (capabilities/profile/profile.h). The model keeps both as the run wrote them and derives what a
 // reader compares: the test matrix (rows: tests grouped by suite, columns: devices), the
 // capability matrix, the rows where devices differ, and the quirks (every deviation a run
 // found, in words). Renderers (report_json.h, report_markdown.h, report_html.h) and the diff

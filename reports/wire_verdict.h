@@ -2,7 +2,7 @@
 // a packet that breaks a wire rule (wire/rules.h) inside a test's slice of the capture
 // (wire_slices.h) fails that test, whatever its verbs saw. Each violation is one more
 // failed assertion of the test, "<link>.pcap:<frame>: <rule>: <what was seen> (<reference>)";
-// the driver's on_the_wire expectation for the test (capabilities/expectations.h) turns
+// the driver's on_the_wire expectation for the test (capabilities/expectations/expectations.h) turns
 // them into an xfail only when its signature matches every part, so a known wire
 // deviation of a driver is named like any other and an unknown one stays a failure.
 #ifndef RDMACHECK_REPORTS_WIRE_VERDICT_H_
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "capabilities/expectations.h"
+#include "capabilities/expectations/expectations.h"
 #include "nlohmann/json.hpp"
 #include "results/results.h"
 

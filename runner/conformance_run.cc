@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "capabilities/decide.h"
-#include "capabilities/device_counters.h"
+#include "capabilities/verdict/decide.h"
+#include "capabilities/system/device_counters.h"
 #include "doctor/checks.h"
 #include "doctor/facts.h"
 #include "gtest/gtest.h"

@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "capabilities/profile.h"
+#include "capabilities/profile/profile.h"
 #include "harness/device.h"
 #include "results/results.h"
 #include "runner/fork_server.h"

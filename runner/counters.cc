@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "capabilities/decide.h"
+#include "capabilities/verdict/decide.h"
 #include "harness/completion.h"
 
 namespace rdmacheck {

@@ -1,4 +1,4 @@
-// Traffic proven by counters: the device's own counters (capabilities/device_counters.h),
+// Traffic proven by counters: the device's own counters (capabilities/system/device_counters.h),
 // read before and after each test in the child that runs it.
 //
 // A test whose harness saw work complete on the wire (harness WireCompletions(): sends,
@@ -15,8 +15,8 @@
 #include <memory>
 #include <optional>
 
-#include "capabilities/device_counters.h"
-#include "capabilities/profile.h"
+#include "capabilities/system/device_counters.h"
+#include "capabilities/profile/profile.h"
 #include "harness/device.h"
 #include "nlohmann/json.hpp"
 #include "runner/events.h"

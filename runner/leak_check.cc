@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "capabilities/rdma_netlink.h"
+#include "capabilities/system/rdma_netlink.h"
 #include "nlohmann/json.hpp"
 
 namespace rdmacheck {

@@ -1,6 +1,6 @@
 // The leak check run after every suite: the verbs objects the suite's process holds, per
 // type, as the kernel's resource tracking counts them (RDMA netlink, what `rdma resource
-// show` reads; capabilities/rdma_netlink.h), must be back to what they were before its tests ran. A test that leaks a
+// show` reads; capabilities/system/rdma_netlink.h), must be back to what they were before its tests ran. A test that leaks a
 // QP or an MR shows up here even when its own checks passed. Device contexts are not
 // counted: librdmacm keeps the ones it opens for the life of the process.
 //

@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "capabilities/cap.h"
+#include "capabilities/profile/cap.h"
 
 namespace rdmacheck {
 

@@ -7,7 +7,7 @@
 #ifndef RDMACHECK_TESTING_DEVICE_TEST_H_
 #define RDMACHECK_TESTING_DEVICE_TEST_H_
 
-#include "capabilities/decide.h"
+#include "capabilities/verdict/decide.h"
 #include "gtest/gtest.h"
 #include "harness/connection/connected_pair.h"
 #include "results/results.h"

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "capabilities/probe.h"
+#include "capabilities/probes/probe.h"
 #include "harness/status.h"
 
 namespace rdmacheck {

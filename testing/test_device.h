@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "capabilities/profile.h"
+#include "capabilities/profile/profile.h"
 #include "harness/connection/connected_pair.h"
 #include "harness/device.h"
 #include "harness/verbs/owners.h"

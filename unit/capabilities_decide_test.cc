@@ -1,8 +1,8 @@
 // From a profile to capability answers: skip reasons carry the observation and the
 // declared fact, and declared-vs-observed mismatches become quirks.
-#include "capabilities/decide.h"
-#include "capabilities/declared_support.h"
-#include "capabilities/quirks.h"
+#include "capabilities/verdict/decide.h"
+#include "capabilities/declared/declared_support.h"
+#include "capabilities/profile/quirks.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

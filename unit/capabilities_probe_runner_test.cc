@@ -1,6 +1,6 @@
 // The probe isolation: a probe that crashes, hangs or says nothing marks its capabilities
 // broken with what happened, and the parent carries on.
-#include "capabilities/probe_runner.h"
+#include "capabilities/probes/probe_runner.h"
 
 #include <signal.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // The profile's JSON round trip, its text form, and the lab's fact check.
-#include "capabilities/profile.h"
-#include "capabilities/profile_check.h"
-#include "capabilities/profile_text.h"
+#include "capabilities/profile/profile.h"
+#include "capabilities/profile/profile_check.h"
+#include "capabilities/profile/profile_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testing/status_matchers.h"

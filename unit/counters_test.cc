@@ -1,4 +1,4 @@
-// runner/counters.h and capabilities/device_counters.h: counter deltas and the flag on
+// runner/counters.h and capabilities/system/device_counters.h: counter deltas and the flag on
 // traffic that left no trace on the device.
 #include "runner/counters.h"
 

@@ -1,5 +1,5 @@
 // Capability decisions: from a profile to "available" or a skip reason with evidence.
-#include "capabilities/decide.h"
+#include "capabilities/verdict/decide.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,8 +1,8 @@
 // Expected deviations: the file format, matching, version ranges, stale patterns, and
 // what an entry makes of a result (xfail / xpass).
-#include "capabilities/expectations.h"
+#include "capabilities/expectations/expectations.h"
 
-#include "capabilities/broken.h"
+#include "capabilities/verdict/broken.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

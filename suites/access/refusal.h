@@ -21,7 +21,7 @@
 #include "absl/types/optional.h"
 #include "gmock/gmock.h"
 #include "harness/connection/connected_pair.h"
-#include "capabilities/cap.h"
+#include "capabilities/profile/cap.h"
 #include "harness/completion.h"
 
 namespace rdmacheck {

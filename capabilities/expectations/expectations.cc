@@ -1,0 +1,331 @@
+#include "capabilities/expectations/expectations.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+#include "capabilities/profile/cap.h"
+
+#ifndef RDMACHECK_SOURCE_EXPECTATIONS_DIR
+#define RDMACHECK_SOURCE_EXPECTATIONS_DIR ""
+#endif
+
+namespace rdmacheck {
+namespace {
+
+using json = nlohmann::json;
+
+// "6.1.0-56-amd64" -> {6, 1, 0}: the leading dotted numbers.
+std::vector<int> VersionParts(absl::string_view version) {
+  size_t end = 0;
+  while (end < version.size() && (absl::ascii_isdigit(version[end]) || version[end] == '.')) ++end;
+  std::vector<int> parts;
+  for (absl::string_view part : absl::StrSplit(version.substr(0, end), '.', absl::SkipEmpty())) {
+    int n = 0;
+    if (!absl::SimpleAtoi(part, &n)) break;
+    parts.push_back(n);
+  }
+  return parts;
+}
+
+int CompareVersions(absl::string_view a, absl::string_view b) {
+  std::vector<int> x = VersionParts(a), y = VersionParts(b);
+  for (size_t i = 0; i < std::max(x.size(), y.size()); ++i) {
+    int p = i < x.size() ? x[i] : 0, q = i < y.size() ? y[i] : 0;
+    if (p != q) return p < q ? -1 : 1;
+  }
+  return 0;
+}
+
+// '*' and '?' as in --gtest_filter (one pattern, no ':' or '-').
+bool Glob(absl::string_view pattern, absl::string_view text) {
+  if (pattern.empty()) return text.empty();
+  if (pattern[0] == '*') {
+    for (size_t i = 0; i <= text.size(); ++i) {
+      if (Glob(pattern.substr(1), text.substr(i))) return true;
+    }
+    return false;
+  }
+  if (text.empty()) return false;
+  if (pattern[0] != '?' && pattern[0] != text[0]) return false;
+  return Glob(pattern.substr(1), text.substr(1));
+}
+
+absl::StatusOr<VersionRange> ParseRange(const json& j, const std::string& where) {
+  if (!j.is_object()) return absl::InvalidArgumentError(absl::StrCat(where, ": must be {\"from\": .., \"before\": ..}"));
+  VersionRange range;
+  for (const auto& [key, value] : j.items()) {
+    if ((key != "from" && key != "before") || !value.is_string() || VersionParts(value.get<std::string>()).empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": '", key, "' must be \"from\" or \"before\" with a version like \"6.1\""));
+    }
+    (key == "from" ? range.from : range.before) = value.get<std::string>();
+  }
+  return range;
+}
+
+absl::StatusOr<Expectation> ParseEntry(const json& j, const std::string& where) {
+  if (!j.is_object()) return absl::InvalidArgumentError(absl::StrCat(where, ": must be an object"));
+  static const char* const kKeys[] = {"test",      "capability", "kind",   "reason",     "reference",
+                                      "signature", "kernel",     "rdma_core", "on_the_wire"};
+  for (const auto& [key, value] : j.items()) {
+    if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": unknown key '", key, "'"));
+    }
+  }
+  auto text = [&](const char* key) -> absl::StatusOr<std::string> {
+    if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": '", key, "' must be a non-empty string"));
+    }
+    return j[key].get<std::string>();
+  };
+  Expectation e;
+  if (j.contains("capability")) {
+    if (j.contains("test")) return absl::InvalidArgumentError(absl::StrCat(where, ": 'test' and 'capability' exclude each other"));
+    if (!j["capability"].is_string() || !CapFromName(j["capability"].get<std::string>())) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": 'capability' must name a capability (rdmacheck probe lists them)"));
+    }
+    e.capability = j["capability"].get<std::string>();
+  }
+  absl::StatusOr<std::string> test = e.capability.empty() ? text("test") : absl::StatusOr<std::string>("-"),
+                              kind = text("kind"), reason = text("reason"),
+                              reference = text("reference"), signature = text("signature");
+  for (const auto* s : {&test, &kind, &reason, &reference, &signature}) {
+    if (!s->ok()) return s->status();
+  }
+  try {
+    e.signature_re = std::make_shared<const std::regex>(*signature, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": signature '", *signature, "' is not a regular expression: ", error.what()));
+  }
+  e.signature = *signature;
+  e.test = e.capability.empty() ? *test : "";
+  if (e.capability.empty() && e.test.find_first_of(":- ") != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": test '", e.test, "' must be one pattern (no ':', '-', ' ')"));
+  }
+  if (*kind == "fails") {
+    e.kind = ExpectationKind::kFails;
+  } else if (*kind == "flaky") {
+    e.kind = ExpectationKind::kFlaky;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": kind '", *kind, "' must be \"fails\" or \"flaky\""));
+  }
+  e.reason = *reason;
+  e.reference = *reference;
+  if (j.contains("on_the_wire")) {
+    if (!j["on_the_wire"].is_boolean() || !e.capability.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": 'on_the_wire' must be true or false, on a 'test' entry"));
+    }
+    e.on_the_wire = j["on_the_wire"].get<bool>();
+  }
+  for (auto [key, range] : {std::make_pair("kernel", &e.kernel), std::make_pair("rdma_core", &e.rdma_core)}) {
+    if (!j.contains(key)) continue;
+    absl::StatusOr<VersionRange> parsed = ParseRange(j[key], absl::StrCat(where, " ", key));
+    if (!parsed.ok()) return parsed.status();
+    *range = *parsed;
+  }
+  return e;
+}
+
+}  // namespace
+
+const char* ExpectationKindName(ExpectationKind kind) { return kind == ExpectationKind::kFails ? "fails" : "flaky"; }
+
+bool VersionRange::Contains(absl::string_view version) const {
+  if (IsOpen()) return true;
+  if (VersionParts(version).empty()) return false;  // an unknown version is in no closed range
+  if (!from.empty() && CompareVersions(version, from) < 0) return false;
+  if (!before.empty() && CompareVersions(version, before) >= 0) return false;
+  return true;
+}
+
+bool Expectation::Matches(absl::string_view test_name) const {
+  if (test.empty()) return false;  // a capability entry
+  return Glob(test, test_name) || Glob(test, TestBodyName(std::string(test_name)));
+}
+
+// A failure message holds one part per failed assertion, each starting "file.cc:LINE: ".
+// Every part must be the known deviation: a second, different failure in the same test
+// is not covered by the entry.
+// The lines of a "Google Test trace:" block (SCOPED_TRACE) look like parts, but belong to the
+// assertion above them.
+std::vector<absl::string_view> FailureParts(absl::string_view message) {
+  // A failed assertion starts "file.cc:LINE: "; a wire violation (reports/wire_verdict.h)
+  // "link.pcap:FRAME: ".
+  static const std::regex kPartStart(R"re((^|\n)[^\s:]+\.(cc|h|pcap):\d+: )re");
+  static constexpr absl::string_view kTraceHeader = "Google Test trace:";
+  std::vector<size_t> starts;
+  size_t trace_continues_at = absl::string_view::npos;  // where the next trace line would start
+  for (auto it = std::cregex_iterator(message.begin(), message.end(), kPartStart); it != std::cregex_iterator(); ++it) {
+    const size_t start = static_cast<size_t>(it->position(0)) + it->length(1);
+    const size_t line_end = message.find('\n', start);
+    const size_t next_line = line_end == absl::string_view::npos ? message.size() : line_end + 1;
+    const bool after_header = start > kTraceHeader.size() &&
+                              message.substr(start - kTraceHeader.size() - 1, kTraceHeader.size()) == kTraceHeader;
+    if (after_header || start == trace_continues_at) {
+      trace_continues_at = next_line;
+      continue;
+    }
+    starts.push_back(start);
+  }
+  if (starts.empty() || starts[0] != 0) starts.insert(starts.begin(), 0);
+  std::vector<absl::string_view> parts;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    size_t end = i + 1 < starts.size() ? starts[i + 1] : message.size();
+    absl::string_view part = absl::StripAsciiWhitespace(message.substr(starts[i], end - starts[i]));
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+bool Expectation::MatchesFailure(absl::string_view message) const {
+  if (signature_re == nullptr) return false;
+  std::vector<absl::string_view> parts = FailureParts(message);
+  if (parts.empty()) return false;
+  return std::all_of(parts.begin(), parts.end(), [&](absl::string_view part) {
+    return std::regex_search(part.begin(), part.end(), *signature_re);
+  });
+}
+
+absl::StatusOr<ExpectationFile> ParseExpectations(const json& j, const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  if (!j.is_object() || !j.contains("driver") || !j["driver"].is_string() || !j.contains("expectations") ||
+      !j["expectations"].is_array()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": must be {\"driver\": \"<name>\", \"expectations\": [...]}"));
+  }
+  for (const auto& [key, value] : j.items()) {
+    if (key != "driver" && key != "expectations" && key != "comment") {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": unknown key '", key, "'"));
+    }
+  }
+  ExpectationFile file;
+  file.path = path;
+  file.driver = j["driver"].get<std::string>();
+  int index = 0;
+  for (const json& entry : j["expectations"]) {
+    absl::StatusOr<Expectation> e = ParseEntry(entry, absl::StrCat(name, " entry ", index++));
+    if (!e.ok()) return e.status();
+    file.entries.push_back(*std::move(e));
+  }
+  return file;
+}
+
+absl::StatusOr<ExpectationFile> LoadExpectations(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read expectation file ", path));
+  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON"));
+  return ParseExpectations(j, path);
+}
+
+std::string ExpectationsDir() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::filesystem::path installed = self.parent_path().parent_path() / "share" / "rdmacheck" / "expectations";
+    if (std::filesystem::is_directory(installed, ec)) return installed.string();
+  }
+  return RDMACHECK_SOURCE_EXPECTATIONS_DIR;
+}
+
+absl::StatusOr<std::optional<ExpectationFile>> ExpectationsForDriver(const std::string& driver) {
+  if (driver.empty() || driver.find('/') != std::string::npos) return std::optional<ExpectationFile>();
+  std::string path = absl::StrCat(ExpectationsDir(), "/", driver, ".json");
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::optional<ExpectationFile>();
+  absl::StatusOr<ExpectationFile> file = LoadExpectations(path);
+  if (!file.ok()) return file.status();
+  return std::optional<ExpectationFile>(*std::move(file));
+}
+
+absl::StatusOr<std::vector<ExpectationFile>> AllShippedExpectations() {
+  std::vector<std::string> paths;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(ExpectationsDir(), ec)) {
+    if (entry.path().extension() == ".json") paths.push_back(entry.path().string());
+  }
+  if (ec) return absl::NotFoundError(absl::StrCat("cannot list ", ExpectationsDir(), ": ", ec.message()));
+  std::sort(paths.begin(), paths.end());
+  std::vector<ExpectationFile> files;
+  for (const std::string& path : paths) {
+    absl::StatusOr<ExpectationFile> file = LoadExpectations(path);
+    if (!file.ok()) return file.status();
+    std::string stem = std::filesystem::path(path).stem().string();
+    if (file->driver != stem) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": \"driver\" is '", file->driver, "', but the file is named for '", stem, "'"));
+    }
+    files.push_back(*std::move(file));
+  }
+  return files;
+}
+
+std::vector<std::string> StaleEntries(const ExpectationFile& file, const std::vector<std::string>& test_names) {
+  std::vector<std::string> stale;
+  const std::string name = std::filesystem::path(file.path).filename().string();
+  for (size_t i = 0; i < file.entries.size(); ++i) {
+    const Expectation& e = file.entries[i];
+    if (!e.capability.empty()) continue;  // checked against the capability names when parsed
+    bool used = std::any_of(test_names.begin(), test_names.end(), [&](const std::string& t) { return e.Matches(t); });
+    if (!used) {
+      stale.push_back(absl::StrCat(name, " entry ", i, ": pattern '", e.test, "' matches no registered test"));
+    }
+  }
+  return stale;
+}
+
+const Expectation* FindCapabilityExpectation(const ExpectationFile& file, absl::string_view capability,
+                                             absl::string_view kernel, absl::string_view rdma_core) {
+  for (const Expectation& e : file.entries) {
+    if (e.capability == capability && e.kernel.Contains(kernel) && e.rdma_core.Contains(rdma_core)) return &e;
+  }
+  return nullptr;
+}
+
+const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,
+                                   absl::string_view kernel, absl::string_view rdma_core, bool on_the_wire) {
+  for (const Expectation& e : file.entries) {
+    if (e.on_the_wire == on_the_wire && e.Matches(test_name) && e.kernel.Contains(kernel) &&
+        e.rdma_core.Contains(rdma_core)) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+void ApplyExpectation(const Expectation* e, TestResult& result) {
+  // A kernel problem report is never an expected deviation (runner/kernel_log.h).
+  if (e == nullptr || !result.kernel_log.empty()) return;
+  const bool fails = e->kind == ExpectationKind::kFails;
+  switch (result.status) {
+    case TestStatus::kFail:
+      if (result.abnormal || !e->MatchesFailure(result.message)) {
+        result.message = absl::StrCat("not the known deviation (", e->reason, "; signature /", e->signature, "/",
+                                      result.abnormal ? " never covers a crash, a hang, a leak or a kernel splat"
+                                                      : " does not match",
+                                      "): ", result.message);
+        return;  // stays a failure
+      }
+      result.status = TestStatus::kXfail;
+      break;
+    case TestStatus::kPass:
+      if (!fails) return;  // a flaky test that passed is just a pass
+      result.status = TestStatus::kXpass;
+      result.message = absl::StrCat("passed, but the expectation file lists it as failing: ", e->reason,
+                                    " (stale entry, or the device was fixed)");
+      break;
+    default:
+      return;  // skips (and results already judged) stay as they are
+  }
+  result.expectation_reason = fails ? e->reason : absl::StrCat("flaky: ", e->reason);
+  result.expectation_reference = e->reference;
+}
+
+}  // namespace rdmacheck

@@ -1,0 +1,60 @@
+// The capabilities a test can require. Each is decided from evidence (capabilities/verdict/decide.h):
+// what the device declares and what happened when the probe tried it.
+#ifndef RDMACHECK_CAPABILITIES_PROFILE_CAP_H_
+#define RDMACHECK_CAPABILITIES_PROFILE_CAP_H_
+
+#include <optional>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+namespace rdmacheck {
+
+enum class Cap {
+  // QP types and ways to connect them.
+  kRcQp,            // create an RC QP
+  kManualConnect,   // RC wired by hand (RESET->INIT->RTR->RTS) carries a send
+  kRdmaCm,          // RC connected through rdma_cm carries a send
+  kUcQp,            // UC QP create + traffic
+  kUdQp,            // UD QP create + loopback send
+  kXrc,             // XRC domain and XRC QPs
+  kAddressHandle,   // address handles (IB and RoCE; iWARP has none)
+  // Objects and extended verbs.
+  kSrq,
+  kSrqResize,
+  kCqResize,
+  kCqEx,            // ibv_create_cq_ex
+  kQpEx,            // ibv_qp_to_qp_ex / ibv_wr_* work-request API
+  kMwType1,
+  kMwType2,
+  kZeroLengthMr,
+  kReregMr,
+  kOdp,
+  kInlineData,      // a QP accepts max_inline_data > 0 (the real maximum is measured)
+  // Operations.
+  kRdmaWrite,
+  kRdmaRead,
+  kWriteWithImm,
+  kSendWithImm,
+  kSendWithInv,
+  kAtomics,         // compare-and-swap and fetch-and-add, results checked
+  kMultiSgeRead,    // an RDMA READ scatters into more than one local SGE (max_sge_rd > 1; siw: 1)
+  kRnrRetry,        // a SEND that finds no receive is NAKed RNR and retried up to rnr_retry (IB/RoCE RC; iWARP has no RNR)
+  // Paths and limits.
+  kMtu4096,
+  kIpv6Gid,
+  kMemlock,         // RLIMIT_MEMLOCK large enough for the suites
+  // Observation of the device itself.
+  kTrafficCounters, // the port counts its packets (rdma statistic, sysfs counters): runner/counters.h
+  kQpStateQuery,    // ibv_query_qp reports the QP's state (INIT read back after RESET->INIT)
+};
+
+// Every Cap, in declaration order.
+const std::vector<Cap>& AllCaps();
+
+// Stable snake_case name used in JSON, reports and skip reasons: "atomics", "manual_connect".
+const char* CapName(Cap cap);
+std::optional<Cap> CapFromName(absl::string_view name);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_CAPABILITIES_PROFILE_CAP_H_
