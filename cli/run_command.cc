@@ -20,6 +20,7 @@
 #include "cli/flag_parser.h"
 #include "harness/remote/peer_link.h"
 #include "runner/conformance_run.h"
+#include "runner/run_floor.h"
 #include "runner/shards.h"
 #include "harness/selection_flags.h"
 #include "harness/timeouts.h"
@@ -33,6 +34,9 @@ ABSL_FLAG(bool, no_expectations, false, "Apply no expectation file: report raw o
 ABSL_FLAG(int, jobs, 0,
           "Supervised children running tests at once, over shards of the suites (0: one per CPU, at most 8; 1: "
           "one suite at a time). Tests marked RDMACHECK_RUNS_ALONE run after the others, alone");
+ABSL_FLAG(bool, strict, false,
+          "Missing evidence fails the run: a kernel log that could not be read, device counters that could not be "
+          "read (on in CI and the lab)");
 ABSL_FLAG(int, test_timeout, 300, "Watchdog: seconds one test may run before it is killed and failed (scaled by --timeout_multiplier)");
 
 namespace rdmacheck {
@@ -41,7 +45,7 @@ namespace {
 void PrintResult(const TestResult& r) {
   std::string line = absl::StrFormat("[%s] %-5s %s (%.0f ms)", r.suite, absl::AsciiStrToUpper(TestStatusName(r.status)),
                                      r.name, r.duration_ms);
-  if (r.status == TestStatus::kSkip) absl::StrAppend(&line, ": ", r.message);
+  if (r.status == TestStatus::kSkip || r.status == TestStatus::kBlocked) absl::StrAppend(&line, ": ", r.message);
   if (r.status == TestStatus::kXfail || r.status == TestStatus::kXpass) {
     absl::StrAppend(&line, " (expected to fail: ", r.expectation_reason, ")");
   }
@@ -136,6 +140,7 @@ int RunCommand(const std::vector<std::string>& positional) {
   for (std::string& flag : NonDefaultFlags({"timeout_multiplier", "peer"})) plan.child_flags.push_back(std::move(flag));
   plan.test_timeout = Scaled(absl::Seconds(absl::GetFlag(FLAGS_test_timeout)));
   plan.jobs = absl::GetFlag(FLAGS_jobs) == 0 ? DefaultJobs() : absl::GetFlag(FLAGS_jobs);
+  plan.strict = absl::GetFlag(FLAGS_strict);
   plan.on_result = [&](const TestResult& r) {
     TestResult judged = r;
     judge(judged);
@@ -160,9 +165,16 @@ int RunCommand(const std::vector<std::string>& positional) {
   const std::string json_path = plan.out_dir + "/results.json";
   // Judged and written after every suite (complete=false) and at the end: a run that dies
   // with the machine (a kernel panic) keeps what it had.
-  auto finish = [&](RunResults& results) {
+  auto finish = [&](RunResults& results, bool last) {
     if (!absl::GetFlag(FLAGS_peer).empty()) results.environment["peer"] = absl::GetFlag(FLAGS_peer);
     for (TestResult& r : results.tests) judge(r);
+    JudgeConsequences(results.tests);  // after the expectations: blocked only behind an xfail
+    if (last) {
+      for (TestResult& r : RunFloorResults(plan.tests, results.tests, plan.selection.transport)) {
+        if (r.status != TestStatus::kPass) PrintResult(r);
+        results.tests.push_back(std::move(r));
+      }
+    }
     results.tests.insert(results.tests.begin(), broken.begin(), broken.end());
     results.environment["expectations"] = *expectations ? (*expectations)->path
                                           : absl::GetFlag(FLAGS_no_expectations) ? "none (--no_expectations)"
@@ -173,11 +185,11 @@ int RunCommand(const std::vector<std::string>& positional) {
   };
   plan.on_suite = [&](const RunResults& so_far) {
     RunResults copy = so_far;
-    if (absl::Status s = finish(copy); !s.ok()) std::cerr << "rdmacheck run: " << s.message() << std::endl;
+    if (absl::Status s = finish(copy, /*last=*/false); !s.ok()) std::cerr << "rdmacheck run: " << s.message() << std::endl;
   };
 
   RunResults results = Execute(plan);
-  if (absl::Status written = finish(results); !written.ok()) return UsageError(written);
+  if (absl::Status written = finish(results, /*last=*/true); !written.ok()) return UsageError(written);
   RunSummary sum = Summarize(results.tests);
 
   std::string skips;
@@ -185,10 +197,12 @@ int RunCommand(const std::vector<std::string>& positional) {
   for (const auto& [cause, n] : sum.skipped_as_consequence_of) {
     absl::StrAppend(&skips, skips.empty() ? "" : ", ", "as a consequence of ", cause, " ", n);
   }
-  std::cout << absl::StrFormat("rdmacheck run: %s: %d tests (%d test bodies): %d passed, %d failed, %d skipped, %d xfail, %d xpass in %.1f s",
-                               s.device, sum.total, sum.bodies, sum.pass, sum.fail, sum.skip, sum.xfail, sum.xpass,
-                               results.duration_ms / 1000);
-  if (!skips.empty()) std::cout << " (skipped for: " << skips << ")";
+  std::cout << absl::StrFormat(
+      "rdmacheck run: %s: %d tests (%d test bodies): %d passed, %d failed, %d skipped, %d blocked, %d xfail, %d xpass "
+      "in %.1f s",
+      s.device, sum.total, sum.bodies, sum.pass, sum.fail, sum.skip, sum.blocked, sum.xfail, sum.xpass,
+      results.duration_ms / 1000);
+  if (!skips.empty()) std::cout << " (skipped or blocked for: " << skips << ")";
   const bool two_host = !absl::GetFlag(FLAGS_peer).empty();
   const std::map<std::string, PeerUse> peer_use = PeerUseBySuite(results.tests);
   for (const SuiteTiming& suite : results.suites) {

@@ -187,6 +187,7 @@ std::string CountsText(const RunSummary& s) {
   add(s.skip, StatusWord(TestStatus::kSkip));
   add(s.xfail, StatusWord(TestStatus::kXfail));
   add(s.xpass, StatusWord(TestStatus::kXpass));
+  add(s.blocked, StatusWord(TestStatus::kBlocked));
   return text.empty() ? "no tests" : text;
 }
 

@@ -24,8 +24,8 @@ std::string Plural(int n, absl::string_view word) {
   return absl::StrCat(n, " ", word, "s");
 }
 
-constexpr TestStatus kStatuses[] = {TestStatus::kPass, TestStatus::kFail, TestStatus::kSkip, TestStatus::kXfail,
-                                    TestStatus::kXpass};
+constexpr TestStatus kStatuses[] = {TestStatus::kPass,  TestStatus::kFail,  TestStatus::kSkip,
+                                    TestStatus::kXfail, TestStatus::kXpass, TestStatus::kBlocked};
 
 int Count(const RunSummary& s, TestStatus status) {
   switch (status) {
@@ -39,6 +39,8 @@ int Count(const RunSummary& s, TestStatus status) {
       return s.xfail;
     case TestStatus::kXpass:
       return s.xpass;
+    case TestStatus::kBlocked:
+      return s.blocked;
   }
   return 0;
 }

@@ -25,6 +25,8 @@ const char* StatusGlyph(TestStatus status) {
       return "🟡";
     case TestStatus::kXpass:
       return "❗";
+    case TestStatus::kBlocked:
+      return "⛔";
   }
   return "?";
 }
@@ -100,7 +102,7 @@ class Writer {
     absl::StrAppend(
         &out,
         "Legend: ✅ passed · ❌ failed · ➖ skipped (capability absent) · 🟡 xfail (expected failure) · "
-        "❗ xpass (listed as failing, passed) · · not run.\n\n");
+        "❗ xpass (listed as failing, passed) · ⛔ blocked (behind an expected failure) · · not run.\n\n");
     if (r_.devices.size() > 1) {
       absl::StrAppend(&out, "**", r_.DifferingTests(), " tests and ", r_.DifferingCapabilities(),
                       " capabilities differ between the devices** (see Differences).\n\n");
@@ -122,6 +124,7 @@ class Writer {
     row("➖ skipped", [](const DeviceSection& d) { return absl::StrCat(d.summary.skip); });
     row("🟡 xfail", [](const DeviceSection& d) { return absl::StrCat(d.summary.xfail); });
     row("❗ xpass", [](const DeviceSection& d) { return absl::StrCat(d.summary.xpass); });
+    row("⛔ blocked", [](const DeviceSection& d) { return absl::StrCat(d.summary.blocked); });
     row("skipped for", [](const DeviceSection& d) { return Cell(SkipsText(d.summary)); });
     row("time", [](const DeviceSection& d) { return FormatDuration(d.run.results.duration_ms); });
     row("started", [](const DeviceSection& d) { return Cell(d.run.results.started); });
@@ -200,6 +203,7 @@ class Writer {
           cell = absl::StrCat(c.pass, " ✅ ", c.fail, " ❌ ", c.skip, " ➖");
           if (c.xfail) absl::StrAppend(&cell, " ", c.xfail, " 🟡");
           if (c.xpass) absl::StrAppend(&cell, " ", c.xpass, " ❗");
+          if (c.blocked) absl::StrAppend(&cell, " ", c.blocked, " ⛔");
           absl::StrAppend(&cell, " (", FormatDuration(s->duration_ms), ", set-up ", FormatDuration(s->setup_ms),
                           s->processes > 1 ? absl::StrCat(", ", s->processes, " processes") : "", ")");
         }

@@ -83,6 +83,8 @@ const char* StatusWord(TestStatus status) {
       return "xfail";
     case TestStatus::kXpass:
       return "xpass";
+    case TestStatus::kBlocked:
+      return "blocked";
   }
   return "unknown";
 }

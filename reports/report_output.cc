@@ -35,8 +35,8 @@ std::string SummaryText(const Report& report, const std::vector<std::string>& wr
   for (const DeviceSection& d : report.devices) width = std::max(width, d.label.size());
   for (const DeviceSection& d : report.devices) {
     const RunSummary& s = d.summary;
-    absl::StrAppend(&out, absl::StrFormat("  %-*s %4d passed %4d failed %4d skipped %3d xfail %3d xpass  %s\n",
-                                          static_cast<int>(width), d.label, s.pass, s.fail, s.skip, s.xfail, s.xpass,
+    absl::StrAppend(&out, absl::StrFormat("  %-*s %4d passed %4d failed %4d skipped %3d blocked %3d xfail %3d xpass  %s\n",
+                                          static_cast<int>(width), d.label, s.pass, s.fail, s.skip, s.blocked, s.xfail, s.xpass,
                                           FormatDuration(d.run.results.duration_ms)));
   }
   if (report.devices.size() > 1) {

@@ -15,7 +15,7 @@ namespace rdmacheck {
 namespace {
 constexpr std::pair<TestStatus, const char*> kStatusNames[] = {
     {TestStatus::kPass, "pass"},   {TestStatus::kFail, "fail"},   {TestStatus::kSkip, "skip"},
-    {TestStatus::kXfail, "xfail"}, {TestStatus::kXpass, "xpass"},
+    {TestStatus::kXfail, "xfail"}, {TestStatus::kXpass, "xpass"}, {TestStatus::kBlocked, "blocked"},
 };
 }  // namespace
 
@@ -48,16 +48,43 @@ std::string TestBodyName(const std::string& test_name) {
 
 std::string ConsequenceOf(const TestResult& result) {
   const std::string prefix = kConsequenceOf;
-  if (result.status != TestStatus::kSkip || result.message.rfind(prefix, 0) != 0) return "";
+  const bool skip_like = result.status == TestStatus::kSkip || result.status == TestStatus::kBlocked;
+  if (!skip_like || result.message.rfind(prefix, 0) != 0) return "";
   size_t end = result.message.find(':', prefix.size());
   return end == std::string::npos ? "" : result.message.substr(prefix.size(), end - prefix.size());
+}
+
+void JudgeConsequences(std::vector<TestResult>& tests) {
+  std::map<std::string, std::set<TestStatus>> by_body;
+  for (const TestResult& t : tests) by_body[TestBodyName(t.name)].insert(t.status);
+  for (TestResult& t : tests) {
+    const std::string cause = ConsequenceOf(t);
+    if (cause.empty()) continue;
+    const auto found = by_body.find(cause);
+    const std::set<TestStatus> none;
+    const std::set<TestStatus>& seen = found == by_body.end() ? none : found->second;
+    auto any = [&](TestStatus s) { return seen.count(s) > 0; };
+    if (any(TestStatus::kFail) || any(TestStatus::kXpass)) {
+      t.status = TestStatus::kFail;
+      t.message = absl::StrCat("blocked by ", cause, ", which failed unexpectedly (not an expected deviation): ",
+                               t.message);
+    } else if (any(TestStatus::kXfail)) {
+      t.status = TestStatus::kBlocked;
+    } else if (any(TestStatus::kPass)) {
+      t.status = TestStatus::kFail;
+      t.message = absl::StrCat("skipped as a consequence of ", cause,
+                               ", but that test passed: nothing should stand in the way: ", t.message);
+    } else {
+      t.status = TestStatus::kBlocked;  // the cause did not run here (filtered out, or skipped itself)
+    }
+  }
 }
 
 std::map<std::string, PeerUse> PeerUseBySuite(const std::vector<TestResult>& tests) {
   std::map<std::string, PeerUse> use;
   for (const TestResult& t : tests) {
     PeerUse& u = use[t.suite];
-    if (t.status == TestStatus::kSkip) {
+    if (t.status == TestStatus::kSkip || t.status == TestStatus::kBlocked) {
       ++(t.message.rfind(kLoopbackOnly, 0) == 0 ? u.loopback_only : u.other);
     } else {
       ++(t.peer_pairs > 0 ? u.peer : u.other);
@@ -85,6 +112,10 @@ RunSummary Summarize(const std::vector<TestResult>& tests) {
         break;
       case TestStatus::kXfail: ++s.xfail; break;
       case TestStatus::kXpass: ++s.xpass; break;
+      case TestStatus::kBlocked:
+        ++s.blocked;
+        ++s.skipped_as_consequence_of[ConsequenceOf(t)];
+        break;
     }
   }
   s.bodies = static_cast<int>(bodies.size());
@@ -98,6 +129,7 @@ nlohmann::json SummaryToJson(const RunSummary& s) {
           {"skip", s.skip},
           {"xfail", s.xfail},
           {"xpass", s.xpass},
+          {"blocked", s.blocked},
           {"bodies", s.bodies},
           {"skipped_by_capability", s.skipped_by_capability},
           {"skipped_as_consequence_of", s.skipped_as_consequence_of}};
@@ -237,7 +269,7 @@ std::string ResultsToJunit(const RunResults& results) {
   RunSummary all = Summarize(results.tests);
   xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   xml << absl::StrFormat("<testsuites name=\"rdmacheck %s\" tests=\"%d\" failures=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
-                         XmlEscape(results.device), all.total, all.fail + all.xpass, all.skip,
+                         XmlEscape(results.device), all.total, all.fail + all.xpass, all.skip + all.xfail + all.blocked,
                          results.duration_ms / 1000);
   for (const SuiteTiming& suite : results.suites) {
     std::vector<const TestResult*> tests;
@@ -247,7 +279,7 @@ std::string ResultsToJunit(const RunResults& results) {
     int failures = 0, skipped = 0;
     for (const TestResult* t : tests) {
       failures += IsFailure(t->status);
-      skipped += t->status == TestStatus::kSkip;
+      skipped += t->status == TestStatus::kSkip || t->status == TestStatus::kBlocked || t->status == TestStatus::kXfail;
     }
     xml << absl::StrFormat("  <testsuite name=\"%s.%s\" tests=\"%d\" failures=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
                            XmlEscape(results.device), XmlEscape(suite.name), tests.size(), failures, skipped,
@@ -269,6 +301,9 @@ std::string ResultsToJunit(const RunResults& results) {
           break;
         case TestStatus::kXfail:
           xml << ">\n      <skipped message=\"xfail: " << XmlEscape(t->expectation_reason) << "\"/>\n    </testcase>\n";
+          break;
+        case TestStatus::kBlocked:
+          xml << ">\n      <skipped message=\"blocked: " << XmlEscape(t->message) << "\"/>\n    </testcase>\n";
           break;
         case TestStatus::kFail:
         case TestStatus::kXpass: {

@@ -22,6 +22,10 @@ enum class TestStatus {
   kSkip,   // a capability the test needs is absent (or the test chose to skip, with a reason)
   kXfail,  // failed, and the driver's expectation file says it does, with a reason
   kXpass,  // passed, but listed as failing: the list is stale or the device changed (a failure)
+  // Could not run because another test's expected deviation (an xfail) made its start
+  // impossible ("consequence of X: ..."): not a pass, not a skip for an absent capability;
+  // counted and shown on its own. When X failed unexpectedly or passed, it is a failure.
+  kBlocked,
 };
 const char* TestStatusName(TestStatus status);
 absl::StatusOr<TestStatus> TestStatusFromName(absl::string_view name);
@@ -74,8 +78,14 @@ std::string TestBodyName(const std::string& test_name);
 // says so first: "consequence of QpSqeTest.SendErrorEntersSqeAndRtsRecovers: ...". The
 // summary groups such skips under that test.
 inline constexpr char kConsequenceOf[] = "consequence of ";
-// The test named by such a skip's message, or "".
+// The test named by such a skip's (or blocked result's) message, or "".
 std::string ConsequenceOf(const TestResult& result);
+
+// Judges every consequence skip against the test it names (all instances of that body in
+// `tests`): `blocked` while that test's failure is an expected deviation (xfail) or it did
+// not run here; `fail` when it failed unexpectedly, xpassed or passed (then nothing stood
+// in the way). Call after expectations are applied.
+void JudgeConsequences(std::vector<TestResult>& tests);
 
 // A skip because the test needs both endpoints in one process, which two-host mode does
 // not give (a limitation of that mode, not of the device), says so first.
@@ -90,10 +100,10 @@ struct PeerUse {
 std::map<std::string, PeerUse> PeerUseBySuite(const std::vector<TestResult>& tests);
 
 struct RunSummary {
-  int total = 0, pass = 0, fail = 0, skip = 0, xfail = 0, xpass = 0;
+  int total = 0, pass = 0, fail = 0, skip = 0, xfail = 0, xpass = 0, blocked = 0;
   int bodies = 0;  // distinct TestBodyName() names among the results
   std::map<std::string, int> skipped_by_capability;      // absent capabilities ("(none)": other reasons)
-  std::map<std::string, int> skipped_as_consequence_of;  // the test whose failure made them impossible
+  std::map<std::string, int> skipped_as_consequence_of;  // skips and blocked: the test whose failure made them impossible
 };
 
 struct RunResults {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "harness/timeouts.h"
 #include "capabilities/verdict/decide.h"
 #include "capabilities/system/device_counters.h"
 #include "doctor/checks.h"
@@ -99,6 +100,7 @@ nlohmann::json RunTotals(const DeviceCounters& counters, const absl::StatusOr<Co
 // kept over a passing one), and the children's time.
 struct SuiteBucket {
   std::vector<TestResult> tests;
+  std::vector<std::string> counters_unread;  // tests whose counters could not be read around them
   std::optional<TestResult> leak_check;
   std::vector<TestResult> kernel_outside;  // kKernelLogOutsideTests
   SuiteTiming timing;
@@ -106,6 +108,9 @@ struct SuiteBucket {
 
 void AddOutcome(SuiteBucket& bucket, SuiteOutcome outcome) {
   for (TestResult& r : outcome.results) {
+    if (r.traffic.is_object() && r.traffic.contains("error")) {
+      bucket.counters_unread.push_back(absl::StrCat(r.name, ": ", r.traffic["error"].get<std::string>()));
+    }
     if (r.name == kLeakCheckTest) {
       if (!bucket.leak_check || r.status == TestStatus::kFail) bucket.leak_check = std::move(r);
     } else if (r.name == kKernelLogOutsideTests) {
@@ -116,6 +121,22 @@ void AddOutcome(SuiteBucket& bucket, SuiteOutcome outcome) {
   }
   bucket.timing.duration_ms += outcome.duration_ms;
   bucket.timing.processes += outcome.processes;
+}
+
+TestResult RunFailure(const std::string& suite, const char* name, std::string message) {
+  TestResult r;
+  r.suite = suite;
+  r.name = name;
+  r.status = TestStatus::kFail;
+  r.abnormal = true;  // the run's own evidence is missing: no expectation covers it
+  r.message = std::move(message);
+  return r;
+}
+
+TestResult CountersUnread(const std::string& suite, const std::vector<std::string>& tests) {
+  return RunFailure(suite, kCountersReadTest,
+                    absl::StrCat("the device's counters could not be read around ", tests.size(),
+                                 " test(s), so their traffic is unproven; first: ", tests.front()));
 }
 
 // Every result so far, in the run's order: suites as planned, each suite's tests in their
@@ -135,6 +156,7 @@ void Collect(const std::vector<RegisteredTest>& planned, std::map<std::string, S
                      [&](const TestResult& a, const TestResult& b) { return position(a) < position(b); });
     results.tests.insert(results.tests.end(), bucket.tests.begin(), bucket.tests.end());
     if (bucket.leak_check) results.tests.push_back(*bucket.leak_check);
+    if (!bucket.counters_unread.empty()) results.tests.push_back(CountersUnread(suite, bucket.counters_unread));
     results.tests.insert(results.tests.end(), bucket.kernel_outside.begin(), bucket.kernel_outside.end());
     SuiteTiming timing = bucket.timing;
     timing.name = suite;
@@ -171,6 +193,7 @@ RunResults Execute(const RunPlan& plan) {
   options.args.insert(options.args.end(), plan.child_flags.begin(), plan.child_flags.end());
   options.log_dir = log_dir;
   options.test_timeout = plan.test_timeout;
+  options.teardown_timeout = Scaled(absl::Seconds(30));  // close the device, count objects, exit
   if (plan.on_result) {
     options.on_result = [&](const TestResult& r) {
       std::lock_guard<std::mutex> hold(print_lock);
@@ -210,6 +233,17 @@ RunResults Execute(const RunPlan& plan) {
     results.tests = std::move(all);
   }
   results.environment["kernel_log"] = kernel_log.Describe();
+  if (plan.strict && !kernel_log.readable()) {
+    results.tests.push_back(RunFailure("run", kStrictKernelLogTest,
+                                       absl::StrCat("--strict: the kernel log was ", kernel_log.Describe(),
+                                                    ": a WARN, BUG or KASAN report during the run would go unseen")));
+  }
+  if (plan.strict && counters.any() && !counters_before.ok()) {
+    results.tests.push_back(RunFailure("run", kStrictCountersTest,
+                                       absl::StrCat("--strict: the device keeps counters (", counters.evidence(),
+                                                    "), but they could not be read: ",
+                                                    counters_before.status().message())));
+  }
   if (nlohmann::json totals = RunTotals(counters, counters_before); !totals.is_null()) {
     results.environment["traffic_run_totals"] = std::move(totals);
   }

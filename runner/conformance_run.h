@@ -20,6 +20,10 @@
 
 namespace rdmacheck {
 
+inline constexpr char kCountersReadTest[] = "TrafficCounters.ReadAroundEveryTest";
+inline constexpr char kStrictKernelLogTest[] = "Strict.KernelLogWasRead";
+inline constexpr char kStrictCountersTest[] = "Strict.TrafficCountersWereRead";
+
 struct RunPlan {
   Selection selection;
   Profile profile;
@@ -35,9 +39,14 @@ struct RunPlan {
   std::function<void(const RunResults&)> on_suite;   // after each suite, with every result so far (complete=false)
   std::string kernel_log_path = "/dev/kmsg";         // kernel_log.h
   int jobs = 1;                                      // children at once (shards.h)
+  // The kernel log that could not be read, the device's counters that could not be read:
+  // notes by default; with `strict` (CI, the lab) each is a failing result of the run.
+  bool strict = false;
 };
 
-// Runs the plan; writes logs under out_dir/logs. Catalogue fields are filled in.
+// Runs the plan; writes logs under out_dir/logs. Catalogue fields are filled in. Per
+// suite, tests whose counters could not be read around them fail the suite's
+// kCountersReadTest (a test's traffic is unproven, not proven).
 RunResults Execute(const RunPlan& plan);
 
 // The environment block of results.json: selection, identity, versions.

@@ -45,6 +45,16 @@ std::string DescribeExit(int wstatus) {
 
 double MillisSince(absl::Time t) { return absl::ToDoubleMilliseconds(absl::Now() - t); }
 
+TestResult SuiteFailure(const std::string& suite, const char* name, std::string message) {
+  TestResult r;
+  r.suite = suite;
+  r.name = name;
+  r.status = TestStatus::kFail;
+  r.abnormal = true;  // a crash, a hang or a missing check: no expectation covers it
+  r.message = std::move(message);
+  return r;
+}
+
 }  // namespace
 
 SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
@@ -77,7 +87,8 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
     int64_t running_start_us = 0;  // its window's start (kernel_log.h)
     std::string fatal;
     int wstatus = 0;
-    bool exited = false, killed = false;
+    bool exited = false, killed = false, leak_checked = false;
+    std::string last_test;  // the last test this child ended
     while (true) {
       for (TestEvent& e : reader.ReadNew()) {
         if (e.kind == TestEvent::Kind::kStart) {
@@ -85,6 +96,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
           running_since = absl::Now();
           running_start_us = e.start_us;
         } else if (e.kind == TestEvent::Kind::kEnd && e.name == kLeakCheckTest) {
+          leak_checked = true;
           // One leak check per child; the suite keeps a failing one over a passing one.
           if (!leak_check || e.status == TestStatus::kFail) {
             leak_check.emplace();
@@ -109,6 +121,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
           r.end_us = e.end_us;
           r.traffic = std::move(e.traffic);
           record(std::move(r));
+          last_test = e.name;
           running.clear();
           running_since = absl::Now();
         } else {
@@ -120,7 +133,10 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
         exited = true;  // read the last events once more, then stop
         continue;
       }
-      if (absl::Now() - running_since > options.test_timeout) {
+      // Between tests the child gets the watchdog's time to start the next one; after its
+      // last one, the teardown's (closing a device and counting objects take seconds).
+      const bool tearing_down = running.empty() && done.size() == plan.tests.size();
+      if (absl::Now() - running_since > (tearing_down ? options.teardown_timeout : options.test_timeout)) {
         kill(pid, SIGKILL);
         waitpid(pid, &wstatus, 0);
         killed = true;
@@ -130,6 +146,25 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
       usleep(20 * 1000);
     }
 
+    const bool all_done = running.empty() && done.size() == plan.tests.size();
+    if (all_done) {  // the child's end, after its last test
+      const std::string after = absl::StrCat("after its last test (", last_test.empty() ? "none" : last_test, ")");
+      if (killed) {
+        record(SuiteFailure(plan.suite, kChildEndTest,
+                            absl::StrCat("the child hung ", after, ": not gone ", absl::FormatDuration(options.teardown_timeout),
+                                         " later (closing the device or the leak check), killed; child output in ", log)));
+      } else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+        record(SuiteFailure(plan.suite, kChildEndTest,
+                            absl::StrCat(DescribeExit(wstatus), " ", after, "; child output in ", log)));
+      }
+      if (!leak_checked && !killed && WIFEXITED(wstatus)) {
+        TestResult r = SuiteFailure(plan.suite, kLeakCheckTest,
+                                    absl::StrCat("no leak check came back from child ", outcome.processes, " ", after,
+                                                 ": the release of its verbs objects is unproven"));
+        if (!leak_check || leak_check->status != TestStatus::kFail) leak_check = std::move(r);
+      }
+      continue;
+    }
     std::string why = killed ? absl::StrCat("timed out: no result after ", absl::FormatDuration(options.test_timeout),
                                             " (watchdog; see --test_timeout)")
                              : DescribeExit(wstatus);

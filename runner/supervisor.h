@@ -5,6 +5,11 @@
 // crashes (a signal), exits early, or a test outlives the watchdog, the test it was
 // running is recorded as failed with what happened, and a new child runs the tests that
 // had not run yet.
+//
+// The end of a child is judged too: after its last test it must write its leak check and
+// exit 0 within `teardown_timeout` (closing the device, the leak check). A child that
+// crashes or hangs there, exits non-zero, or leaves no leak check fails the suite with
+// kChildEndTest / a failing kLeakCheckTest, with the reason.
 #ifndef RDMACHECK_RUNNER_SUPERVISOR_H_
 #define RDMACHECK_RUNNER_SUPERVISOR_H_
 
@@ -18,6 +23,9 @@
 
 namespace rdmacheck {
 
+// The result that judges how a child ended after its last test.
+inline constexpr char kChildEndTest[] = "ChildEnd.ExitsCleanlyAfterItsTests";
+
 struct SuitePlan {
   std::string suite;
   std::vector<std::string> tests;  // GoogleTest full names
@@ -30,6 +38,7 @@ struct ChildOptions {
   ForkServer* fork_server = nullptr;   // where set, children are forked from it, not exec'd
   std::string log_dir;                 // <log_name>.log (child output) and <log_name>.<n>.events
   absl::Duration test_timeout;         // the watchdog, per test
+  absl::Duration teardown_timeout = absl::Seconds(30);  // after the last test: close, leak check, exit
   std::function<void(const TestResult&)> on_result;  // progress, called as results arrive
 };
 

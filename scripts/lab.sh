@@ -56,7 +56,7 @@ if [ $# -eq 0 ]; then # the main job
   log "building the project"
   { cmake -S "$repo" -B "$repo/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
     cmake --build "$repo/build" -j2; } >&2 || die "the build failed"
-  set -- scripts/run-devices.sh
+  set -- scripts/run-devices.sh --strict  # missing evidence (kernel log, counters) fails the run
   cwd=$repo
 fi
 

@@ -105,5 +105,46 @@ TEST(ProbeScopeTest, ANegativeErrnoIsRecordedAsTheErrnoAndNotedAsAQuirk) {
   EXPECT_THAT(scope.report().quirks[0].text, HasSubstr("returned -EINVAL"));
 }
 
+// Issue 30.1: only a refusal up front is absence. A WRITE_WITH_IMM that the device accepts
+// and then completes in error is broken (its tests run and fail), never unsupported.
+TEST(ProbeScopeTest, AnAcceptedRequestThatCompletesInErrorIsBrokenNotUnsupported) {
+  ProbeInput input = DeclaringAtomics("NONE");  // nothing declared about WRITE_WITH_IMM
+  ProbeScope scope(nullptr, input);
+  scope.Tried(Cap::kWriteWithImm,
+              absl::AbortedError("RDMA WRITE with immediate completed with status=IBV_WC_REM_INV_REQ_ERR"), "");
+  scope.Tried(Cap::kSendWithImm, absl::DeadlineExceededError("timed out after 5s waiting for 1 completion"), "");
+  scope.Tried(Cap::kRdmaRead, absl::DataLossError("RDMA READ: the data that arrived differs"), "");
+  scope.Tried(Cap::kQpEx, ErrnoStatus(EINVAL, "SEND: ibv_poll_cq"), "");  // after acceptance
+  scope.Tried(Cap::kCqEx, ErrnoStatus(ENOMEM, "ibv_create_cq_ex"), "");  // not how absence is said
+  for (Cap cap : {Cap::kWriteWithImm, Cap::kSendWithImm, Cap::kRdmaRead, Cap::kQpEx, Cap::kCqEx}) {
+    EXPECT_THAT(scope.report().observed[cap],
+                AllOf(Field(&Observation::outcome, Outcome::kBroken),
+                      Field(&Observation::detail, HasSubstr("accepted, then failed: "))))
+        << CapName(cap);
+  }
+}
+
+TEST(ProbeScopeTest, TheVerbRefusingUpFrontIsUnsupported) {
+  ProbeInput input = DeclaringAtomics("NONE");
+  ProbeScope scope(nullptr, input);
+  scope.Tried(Cap::kWriteWithImm, ErrnoStatus(EINVAL, "ibv_post_send(opcode RDMA_WRITE_WITH_IMM)"), "");
+  scope.Tried(Cap::kXrc, ErrnoStatus(ENOSYS, "ibv_open_xrcd"), "");
+  scope.Tried(Cap::kUcQp, ErrnoStatus(EPROTONOSUPPORT, "ibv_create_qp(UC)"), "");
+  for (Cap cap : {Cap::kWriteWithImm, Cap::kXrc, Cap::kUcQp}) {
+    EXPECT_THAT(scope.report().observed[cap], AllOf(Field(&Observation::outcome, Outcome::kUnsupported),
+                                                    Field(&Observation::detail, HasSubstr("refused: "))))
+        << CapName(cap);
+  }
+}
+
+TEST(ProbeScopeTest, DeclaredAbsentStaysUnsupportedWhateverTheFailure) {
+  ProbeInput input = DeclaringAtomics("NONE");
+  ProbeScope scope(nullptr, input);
+  scope.Tried(Cap::kAtomics, absl::AbortedError("CAS completed with status=IBV_WC_REM_INV_REQ_ERR"), "");
+  EXPECT_THAT(scope.report().observed[Cap::kAtomics],
+              AllOf(Field(&Observation::outcome, Outcome::kUnsupported),
+                    Field(&Observation::detail, HasSubstr("not declared (atomic_cap=NONE)"))));
+}
+
 }  // namespace
 }  // namespace rdmacheck

@@ -61,6 +61,47 @@ TEST(ResultsTest, SummaryCountsBodiesAndConsequenceSkips) {
   EXPECT_TRUE(s.skipped_by_capability.empty());
 }
 
+// Issue 30.3: a skip "as a consequence of" X is honest only while X's failure is an
+// expected deviation. Then it is `blocked`, counted apart; when X failed unexpectedly or
+// passed, the skip hid something and is a failure.
+std::vector<TestResult> ConsequenceOfSqe(TestStatus cause_status) {
+  std::vector<TestResult> tests = {Result("qp", "Types/QpSqeTest.Sqe/UC", cause_status),
+                                   Result("qp", "Table/QpLegal.T/UC_SQE_to_RTS", TestStatus::kSkip)};
+  tests[1].message = std::string(kConsequenceOf) + "QpSqeTest.Sqe: the start state SQE is out of reach";
+  JudgeConsequences(tests);
+  return tests;
+}
+
+TEST(ResultsTest, AConsequenceOfAnExpectedDeviationIsBlockedAndCountedApart) {
+  std::vector<TestResult> tests = ConsequenceOfSqe(TestStatus::kXfail);
+  EXPECT_EQ(tests[1].status, TestStatus::kBlocked);
+  RunSummary s = Summarize(tests);
+  EXPECT_EQ(s.blocked, 1);
+  EXPECT_EQ(s.skip, 0);
+  EXPECT_EQ(s.skipped_as_consequence_of.at("QpSqeTest.Sqe"), 1);
+  EXPECT_EQ(ExitCodeFor(s), 0);
+  EXPECT_EQ(SummaryToJson(s)["blocked"], 1);
+}
+
+TEST(ResultsTest, AConsequenceOfAnUnexpectedFailureOrAPassFails) {
+  for (TestStatus cause : {TestStatus::kFail, TestStatus::kXpass, TestStatus::kPass}) {
+    std::vector<TestResult> tests = ConsequenceOfSqe(cause);
+    EXPECT_EQ(tests[1].status, TestStatus::kFail) << TestStatusName(cause);
+    EXPECT_THAT(tests[1].message, HasSubstr("QpSqeTest.Sqe")) << TestStatusName(cause);
+    EXPECT_FALSE(tests[1].abnormal);
+  }
+}
+
+TEST(ResultsTest, ABlockedResultRoundTripsThroughJsonAndJunit) {
+  RunResults run = Sample();
+  run.tests = ConsequenceOfSqe(TestStatus::kXfail);
+  run.suites = {{"qp", 1, 1}};
+  absl::StatusOr<RunResults> back = ResultsFromJson(ResultsToJson(run));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->tests[1].status, TestStatus::kBlocked);
+  EXPECT_THAT(ResultsToJunit(run), HasSubstr("<skipped message=\"blocked: consequence of QpSqeTest.Sqe"));
+}
+
 // Two-host mode: a test counts as run with the peer only if it built a pair there and
 // reached a verdict; a skip for the mode's limitation is counted apart from other skips.
 TEST(ResultsTest, PeerUseCountsPeerPairsAndLoopbackOnlySkips) {
@@ -132,7 +173,7 @@ TEST(ResultsTest, FromJsonRejectsUnknownStatus) {
 TEST(ResultsTest, JunitHasOneSuitePerSuiteAndEscapesMessages) {
   std::string xml = ResultsToJunit(Sample());
   EXPECT_THAT(xml, HasSubstr("<testsuite name=\"rxe0.pd\" tests=\"2\" failures=\"1\""));
-  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"rxe0.cq\" tests=\"3\" failures=\"0\" skipped=\"2\""));
+  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"rxe0.cq\" tests=\"3\" failures=\"0\" skipped=\"3\""));
   EXPECT_THAT(xml, HasSubstr("Expected EBUSY &lt;&amp;&gt;"));
   EXPECT_THAT(xml, HasSubstr("classname=\"Inst/CqTest\" name=\"D/1\""));
 }

@@ -51,11 +51,13 @@ class ProbeScope {
   const nlohmann::json& declared() const { return input_.declared; }
   const ibv_device_attr_ex& attr() const { return attr_; }
 
-  // Records the result of trying `cap`: `supported` (with `supported_detail`) when
-  // `result` is OK; otherwise `unsupported`, or `broken` when the device declares `cap`
-  // (declared_support.h), with the failing call and its errno. A negative errno (a
-  // provider returning -EINVAL where verbs return EINVAL) is recorded as the errno and
-  // noted as a quirk.
+  // Records the result of trying `cap` (capabilities/README.md, rule 1): `supported` (with
+  // `supported_detail`) when `result` is OK. A failure is `unsupported` only when the
+  // device said so up front: an attribute declares it absent (declared_support.h), or the
+  // verb call itself was refused (IsRefusal). Anything else is `broken`: declared and
+  // failing, or accepted and then failing (an error completion, a timeout, wrong data).
+  // A negative errno (a provider returning -EINVAL where verbs return EINVAL) is recorded
+  // as the errno and noted as a quirk.
   void Tried(Cap cap, const absl::Status& result, absl::string_view supported_detail);
   void Record(Cap cap, Outcome outcome, int err, std::string detail);
   void Measure(const std::string& name, int64_t value, std::string detail);
@@ -70,6 +72,12 @@ class ProbeScope {
   ibv_device_attr_ex attr_{};
   ProbeReport report_;
 };
+
+// Whether a failed attempt is the device refusing the verb up front: the call itself
+// (create, modify, post, register, open) returned EOPNOTSUPP, ENOSYS, EPROTONOSUPPORT or
+// EINVAL, the errnos verbs(3) report absence with. A failure without an errno (an error
+// completion, a timeout, wrong data) or from the completion side (ibv_poll_cq) is not.
+bool IsRefusal(const absl::Status& status);
 
 struct ProbeSpec {
   const char* name;       // "srq", shown when the probe dies

@@ -77,7 +77,9 @@ absl::StatusOr<ConnectedPair> PairFor(ProbeScope& s, std::initializer_list<Cap> 
                                       PairOptions options) {
   absl::StatusOr<ConnectedPair> pair = AnyRcPair(s, options, how);
   if (!pair.ok()) {
-    for (Cap cap : caps) s.Record(cap, Outcome::kUnsupported, 0, std::string(pair.status().message()));
+    // Every transport rdmacheck knows carries RC (IBTA 9.8, RFC 5040): a device that cannot
+    // connect one is broken, not without these operations.
+    for (Cap cap : caps) s.Record(cap, Outcome::kBroken, ErrnoOf(pair.status()).value_or(0), std::string(pair.status().message()));
   }
   return pair;
 }

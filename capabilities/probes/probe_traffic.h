@@ -37,9 +37,10 @@ absl::Status InContext(const absl::Status& status, absl::string_view what);
 // A completion that must be successful.
 absl::StatusOr<ibv_wc> Succeeded(absl::StatusOr<ibv_wc> wc, absl::string_view what);
 
-// Records `cap` from a two-stage attempt: `attempt` failing (a verb refused, a completion
-// error) goes through ProbeScope::Tried (unsupported, or broken when declared); `check`
-// failing means it worked wrongly (broken); else supported with `detail`.
+// Records `cap` from a two-stage attempt: `attempt` failing goes through ProbeScope::Tried
+// (unsupported only when a verb refused it up front or the device declares it absent;
+// an error completion of an accepted request is broken); `check` failing means it worked
+// wrongly (broken); else supported with `detail`.
 void Judge(ProbeScope& s, Cap cap, const absl::Status& attempt, const absl::Status& check, absl::string_view detail);
 
 // Pair options for operation probes: RC, with remote atomics and memory-window binding
@@ -48,7 +49,8 @@ PairOptions RcOptions();
 
 // An RC pair by whichever method the device accepts (by hand first on InfiniBand/RoCE,
 // rdma_cm first on iWARP); `how` says which. When none works, every cap in `caps` is
-// recorded `unsupported` ("no RC connection to try it on") and the error returned.
+// recorded `broken` ("no RC connection to try it on": every transport carries RC) and the
+// error returned.
 absl::StatusOr<ConnectedPair> PairFor(ProbeScope& s, std::initializer_list<Cap> caps, std::string& how,
                                       PairOptions options = RcOptions());
 

@@ -21,7 +21,9 @@ absl::Status ProbeSrq(ProbeScope& s) {
   absl::StatusOr<SrqPtr> srq = CreateSrq(pd.get(), init);
   s.Tried(Cap::kSrq, srq.status(), "ibv_create_srq(max_wr=16) returned an SRQ");
   if (!srq.ok()) {
-    s.Record(Cap::kSrqResize, Outcome::kUnsupported, ErrnoOf(srq.status()).value_or(0), "no SRQ to resize");
+    // Absent with the SRQ, or broken with it: never absent because the SRQ misbehaved.
+    s.Record(Cap::kSrqResize, s.report().observed[Cap::kSrq].outcome, ErrnoOf(srq.status()).value_or(0),
+             "no SRQ to resize");
     return absl::OkStatus();
   }
   const uint32_t before = init.attr.max_wr;  // as asked; the SRQ may have been given more

@@ -20,9 +20,9 @@
     diff: document.getElementById('f-diff')
   };
   var summary = document.getElementById('filter-summary');
-  var STATUSES = ['pass', 'fail', 'skip', 'xfail', 'xpass', 'none'];
-  var WORDS = { pass: 'passed', fail: 'failed', skip: 'skipped', xfail: 'xfail', xpass: 'xpass', none: 'not run' };
-  var RANK = { fail: 0, xpass: 1, xfail: 2, skip: 3, pass: 4, none: 5 };
+  var STATUSES = ['pass', 'fail', 'skip', 'xfail', 'xpass', 'blocked', 'none'];
+  var WORDS = { pass: 'passed', fail: 'failed', skip: 'skipped', xfail: 'xfail', xpass: 'xpass', blocked: 'blocked', none: 'not run' };
+  var RANK = { fail: 0, xpass: 1, xfail: 2, blocked: 3, skip: 4, pass: 5, none: 6 };
   var sort = { key: 'order', dir: 1 };
 
   function statusOf(row, col) {

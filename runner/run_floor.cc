@@ -1,0 +1,83 @@
+#include "runner/run_floor.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace rdmacheck {
+namespace {
+
+struct FloorItem {
+  const char* name;       // RunFloor.<name>
+  const char* operation;  // what the transport carries
+  const char* body;       // the basic test of it
+};
+
+constexpr FloorItem kFloor[] = {
+    {"RcSend", "RC SEND", "RcSendSizeTest.SendArrivesIntact"},
+    {"RdmaWrite", "RDMA WRITE", "RdmaWriteSizeTest.WriteLandsIntact"},
+    {"RdmaRead", "RDMA READ", "RdmaReadSizeTest.ReadReturnsRemoteBytes"},
+};
+
+bool ReachedAVerdict(TestStatus status) { return status != TestStatus::kSkip && status != TestStatus::kBlocked; }
+
+const char* TransportWord(ibv_transport_type transport) {
+  return transport == IBV_TRANSPORT_IWARP ? "iWARP" : "InfiniBand/RoCE";
+}
+
+TestResult FloorResult(const std::string& name, const std::string& reason) {
+  TestResult r;
+  r.suite = kRunFloorSuite;
+  r.name = absl::StrCat("RunFloor.", name);
+  r.purpose = "the run's floor: what every device of its transport must be able to run";
+  r.reference = "IBTA Vol 1 9.4 (RC operations); RFC 5040 (RDMAP)";
+  r.status = reason.empty() ? TestStatus::kPass : TestStatus::kFail;
+  r.message = reason;
+  return r;
+}
+
+}  // namespace
+
+std::vector<TestResult> RunFloorResults(const std::vector<RegisteredTest>& selected,
+                                        const std::vector<TestResult>& results, ibv_transport_type transport) {
+  std::vector<TestResult> floor;
+  if (transport != IBV_TRANSPORT_IB && transport != IBV_TRANSPORT_IWARP) return floor;  // unknown: no floor
+  std::set<std::string> selected_bodies;
+  for (const RegisteredTest& t : selected) selected_bodies.insert(TestBodyName(t.name));
+
+  for (const FloorItem& item : kFloor) {
+    if (!selected_bodies.count(item.body)) continue;
+    int instances = 0, ran = 0;
+    std::string first_reason;
+    for (const TestResult& r : results) {
+      if (TestBodyName(r.name) != item.body) continue;
+      ++instances;
+      if (ReachedAVerdict(r.status)) {
+        ++ran;
+      } else if (first_reason.empty()) {
+        first_reason = r.message.substr(0, r.message.find('\n'));
+      }
+    }
+    floor.push_back(FloorResult(
+        item.name, ran > 0 ? ""
+                           : absl::StrCat("no instance of ", item.body, " ran (", instances, " skipped or blocked",
+                                          first_reason.empty() ? "" : absl::StrCat("; first: ", first_reason),
+                                          "): every ", TransportWord(transport), " device must run ", item.operation)));
+  }
+
+  // A suite the run selected must come back with results (a child that reports nothing
+  // is recorded as never run by the supervisor; this catches a result stream that lost
+  // a whole suite on the way).
+  std::map<std::string, int> per_suite;
+  for (const TestResult& r : results) ++per_suite[r.suite];
+  for (const std::string& suite : SuitesOf(selected)) {
+    if (per_suite[suite] > 0) continue;
+    floor.push_back(FloorResult(absl::StrCat("SuiteReported/", suite),
+                                absl::StrCat("suite ", suite, " was selected, but no result of it came back")));
+  }
+  return floor;
+}
+
+}  // namespace rdmacheck
