@@ -31,7 +31,7 @@ const std::vector<Command>& Commands() {
        {"device", "format", "timeout_multiplier"}, DoctorCommand},
       {"run", "run [--device=D] [--out=DIR] [--suites=a,b] [--gtest_filter=PATTERN] [--capabilities=FILE] [--expectations=FILE | --no_expectations] [--peer=HOST:PORT] [--jobs=N]",
        "probe the device, run the conformance suites on it, write results.json and junit.xml",
-       With(kSelectionFlags, {"out", "suites", "capabilities", "test_timeout", "expectations", "no_expectations", "peer", "jobs"}), RunCommand},
+       With(kSelectionFlags, {"out", "suites", "capabilities", "test_timeout", "expectations", "no_expectations", "peer", "jobs", "strict"}), RunCommand},
       {"serve", "serve [--device=D] [--listen=PORT]",
        "two-host mode: serve the peer side of `run --peer=HOST:PORT` (the passive endpoint of every pair)",
        With(kSelectionFlags, {"listen"}), ServeCommand},
