@@ -3,7 +3,9 @@
 #include <string>
 
 #include "absl/time/clock.h"
+#include "harness/leftover_completions.h"
 #include "harness/status.h"
+#include "harness/timeouts.h"
 
 namespace rdmacheck {
 namespace {
@@ -32,6 +34,14 @@ void DeviceTest::SetUpBase() {
   SetReleaseFailureHandler([](const char* verb, int err) {
     ADD_FAILURE() << verb << " failed with " << ErrnoName(err) << " while releasing: the object leaks";
   });
+  // Every CQ the test polled is polled once more before its endpoint destroys it
+  // (harness/leftover_completions.h): a completion left there fails the test. The drain
+  // window is short (1 ms, scaled): a completion delivered twice comes with the first. A
+  // test that has already failed stopped early, short of polling what it expected: what
+  // it left says nothing more (and would blur the failure's signature).
+  SetLeftoverCheck({Scaled(absl::Milliseconds(1)), [](const std::string& problem) {
+                      if (!::testing::Test::HasFailure()) ADD_FAILURE() << problem;
+                    }});
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const TestAbout* about = FindAbout(info->test_suite_name(), info->name());
   if (about == nullptr) return;  // `rdmacheck list --check` reports the missing entry

@@ -10,16 +10,47 @@
 #include "absl/strings/str_cat.h"
 #include "harness/completion.h"
 #include "harness/connection/connected_pair.h"
+#include "harness/leftover_completions.h"
 #include "harness/status.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {
 
 LocalEndpoint::~LocalEndpoint() {
+  CheckLeftovers();
   if (cm_id_ && cm_id_->qp != nullptr) {
     if (!cm_ud_) rdma_disconnect(cm_id_.get());  // a clean close for the peer (iWARP: instead of an abort)
     rdma_destroy_qp(cm_id_.get());
   }
+}
+
+void LocalEndpoint::CheckLeftovers() {
+  struct Owned {
+    ibv_cq* cq;
+    const char* name;
+  };
+  std::vector<Owned> polled;  // only the CQs this endpoint owns: a shared one is its owner's
+  for (Owned o : {Owned{send_cq_.get(), "send"}, Owned{own_recv_cq_.get(), "receive"}}) {
+    if (o.cq != nullptr && WasPolled(o.cq)) polled.push_back(o);
+  }
+  const LeftoverCheck& check = CurrentLeftoverCheck();
+  if (!polled.empty() && check.report && leftovers_allowed_because_.empty()) {
+    bool qp_in_error = true;  // no QP, or its state unknown: flushes are no evidence either way
+    if (qp_ != nullptr) {
+      absl::StatusOr<ibv_qp_attr> attr = QueryQp(qp_, IBV_QP_STATE);
+      if (attr.ok()) qp_in_error = attr->qp_state == IBV_QPS_ERR || attr->qp_state == IBV_QPS_RESET;
+    }
+    // One drain window for the endpoint: the first CQ is drained for it, the second is
+    // polled after it.
+    absl::Duration window = check.window;
+    for (const Owned& o : polled) {
+      const std::vector<ibv_wc> left = DrainCompletions(o.cq, window);
+      window = absl::ZeroDuration();
+      const std::string where = absl::StrCat("the ", o.name, " CQ of QP ", qp_ != nullptr ? qp_->qp_num : 0);
+      for (const std::string& problem : JudgeLeftovers(left, qp_in_error, where)) check.report(problem);
+    }
+  }
+  for (const Owned& o : polled) ForgetPolled(o.cq);
 }
 
 absl::StatusOr<std::unique_ptr<GuardedTarget>> LocalEndpoint::Guard(const GuardSpec& spec) {
@@ -76,12 +107,14 @@ absl::Status LocalEndpoint::AddResources(ibv_context* context, const PairOptions
     RDMACHECK_ASSIGN_OR_RETURN(channel_, CreateCompChannel(context));
   }
   RDMACHECK_ASSIGN_OR_RETURN(send_cq_, CreateCq(context, static_cast<int>(options.max_send_wr) + 1, channel_.get()));
+  ForgetPolled(send_cq_.get());  // a destroyed CQ's address may come back
   if (shared.recv_cq != nullptr) {
     recv_cq_ = shared.recv_cq;
   } else {
     RDMACHECK_ASSIGN_OR_RETURN(own_recv_cq_,
                                CreateCq(context, static_cast<int>(options.max_recv_wr) + 1, channel_.get()));
     recv_cq_ = own_recv_cq_.get();
+    ForgetPolled(recv_cq_);
   }
   if (shared.srq != nullptr) {
     srq_ = shared.srq;

@@ -84,6 +84,7 @@ class LocalEndpoint : public Endpoint {
 
  private:
   absl::Status AddResources(ibv_context* context, const PairOptions& options);
+  void CheckLeftovers();  // harness/leftover_completions.h
   absl::Status CreateQp(const PairOptions& options);  // manual: ibv_create_qp(_ex)
   absl::Status CreateCmQp(const PairOptions& options);  // on cm_id_
   ibv_qp_init_attr_ex InitAttr(const PairOptions& options) const;

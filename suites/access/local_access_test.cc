@@ -12,6 +12,7 @@
 #include "suites/access/refusal.h"
 #include "testing/completion_matchers.h"
 #include "testing/pair_test.h"
+#include "testing/qp_error_state.h"
 
 namespace rdmacheck {
 namespace {
@@ -101,9 +102,9 @@ std::set<ibv_wc_status> SenderStatuses(bool iwarp) {
 RDMACHECK_ABOUT(ReceiveSgeAccessTest, ReceiverReportsLocalProtectionError,
                 "a SEND arrives at a receive whose SGE has a bad lkey, an MR of another PD, or no LOCAL_WRITE: the "
                 "receive completes with IBV_WC_LOC_PROT_ERR, the sender is told (IB/RoCE: IBV_WC_REM_OP_ERR), "
-                "and the receive memory keeps its canary",
-                "IBTA Vol 1 10.6.3.1, 9.9.3 (responder class B error: NAK Remote Operational Error); "
-                "ibv_poll_cq(3)",
+                "and the receive memory keeps its canary; every QP that got an error completion reads back ERR (ibv_query_qp)",
+                "IBTA Vol 1 10.6.3.1, 9.9.3 (responder class B error: NAK Remote Operational Error), 10.3.1; "
+                "ibv_poll_cq(3), ibv_query_qp(3)",
                 Cap::kRcQp);
 TEST_P(ReceiveSgeAccessTest, ReceiverReportsLocalProtectionError) {
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
@@ -117,6 +118,8 @@ TEST_P(ReceiveSgeAccessTest, ReceiverReportsLocalProtectionError) {
   EXPECT_THAT(received, CompletionIs(ErrorCompletion(2, pair.remote().qp_num(), IBV_WC_LOC_PROT_ERR)));
   ASSERT_OK_AND_ASSIGN(ibv_wc sent, pair.local().PollSend());
   EXPECT_THAT(sent, IsRefusal(SenderStatuses(IsIwarp())));
+  ExpectErrorStateAfter(pair.remote(), received, "receiver");
+  ExpectErrorStateAfter(pair.local(), sent, "sender");
   EXPECT_OK(faulty->CheckCanary());
 }
 

@@ -104,7 +104,7 @@ RDMACHECK_ABOUT(MwAccessTest, IsRefusedAndMemoryIsUntouched,
                 "an RDMA WRITE / READ through a type 1 or type 2 window that was deallocated, invalidated, that "
                 "does not cover the addressed bytes (inside the MR, past the window) or whose bind did not grant "
                 "the right is refused with IBV_WC_REM_ACCESS_ERR, and the MR and the pages around it keep their "
-                "canary",
+                "canary; every QP that got an error completion reads back ERR (ibv_query_qp)",
                 "IBTA Vol 1 10.6.7 (memory windows), 10.6.3.2 (R_Key checks of a window: bounds and rights of the "
                 "bind); ibv_bind_mw(3), ibv_alloc_mw(3)",
                 Cap::kRcQp);
@@ -133,6 +133,7 @@ TEST_P(MwAccessTest, IsRefusedAndMemoryIsUntouched) {
   ASSERT_OK_AND_ASSIGN(Refusal refusal, PostRefused(pair.remote(), pair.local(), RequestOf(c.op, /*wr_id=*/1, aim)));
   EXPECT_THAT(refusal.requester, IsRefusal(RemoteAccessStatuses(c.op, IsIwarp())));
   EXPECT_THAT(refusal.responder_recv, IsFlushed());
+  ExpectErrorStates(refusal, pair.remote(), pair.local());
   EXPECT_OK(target.CheckCanary());
   if (c.op == AccessOp::kRead) {
     EXPECT_OK(pair.remote().Check({0, 64}, Pattern::Constant(0xa5))) << "the refused READ brought bytes back";

@@ -2,6 +2,7 @@
 
 #include "harness/status.h"
 #include "harness/timeouts.h"
+#include "testing/qp_error_state.h"
 
 namespace rdmacheck {
 namespace {
@@ -78,6 +79,11 @@ absl::StatusOr<Refusal> PostRefused(ConnectedPair& pair, ibv_send_wr& request) {
   RDMACHECK_RETURN_IF_ERROR(pair.remote().PostRecv(kResponderRecvId, 0, 64));
   RDMACHECK_RETURN_IF_ERROR(pair.local().PostSend(request));
   return AwaitRefusal(pair.local(), pair.remote());
+}
+
+void ExpectErrorStates(const Refusal& refusal, const Endpoint& requester, const Endpoint& responder) {
+  ExpectErrorStateAfter(requester, refusal.requester, "requester");
+  if (refusal.responder_recv) ExpectErrorStateAfter(responder, *refusal.responder_recv, "responder");
 }
 
 std::set<ibv_wc_status> RemoteAccessStatuses(AccessOp op, bool iwarp) {

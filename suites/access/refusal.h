@@ -52,6 +52,11 @@ absl::StatusOr<Refusal> PostRefused(Endpoint& requester, Endpoint& responder, co
 // The same for a raw work request (bad lkeys and other faults SendRequest cannot express).
 absl::StatusOr<Refusal> PostRefused(ConnectedPair& pair, ibv_send_wr& request);
 
+// After the refusal both QPs are in the Error state (testing/qp_error_state.h): the requester
+// after its error completion, the responder after the fault it detected flushed its receive.
+// (An iWARP writer told IBV_WC_SUCCESS is not checked: its completion says nothing.)
+void ExpectErrorStates(const Refusal& refusal, const Endpoint& requester, const Endpoint& responder);
+
 // The requester statuses that report a remote access violation by `op`.
 //   InfiniBand/RoCE: IBV_WC_REM_ACCESS_ERR: the responder NAKs "Remote Access Error"
 //     (IBTA Vol 1 9.7.5.2.5; ibv_poll_cq(3)).

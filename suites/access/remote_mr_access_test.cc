@@ -81,7 +81,7 @@ RDMACHECK_ABOUT(RemoteMrAccessTest, IsRefusedAndMemoryIsUntouched,
                 "an RDMA WRITE / READ / atomic with a wrong or stale rkey, a missing access right, an address "
                 "outside the MR or an MR of another PD completes with IBV_WC_REM_ACCESS_ERR at the requester "
                 "(iWARP WRITE: may complete before the TERMINATE), the responder's QP goes to the error state, "
-                "the MR and the pages around it keep their canary, and a READ/atomic brings nothing back",
+                "the MR and the pages around it keep their canary, and a READ/atomic brings nothing back; every QP that got an error completion reads back ERR (ibv_query_qp)",
                 "IBTA Vol 1 10.6.3.2 (R_Key checks), 9.7.5.2.5 (NAK Remote Access Error), 9.9.3 (responder QP to "
                 "Error); RFC 5040 7.1 (iWARP: the data sink terminates)",
                 Cap::kRcQp);
@@ -105,6 +105,7 @@ TEST_P(RemoteMrAccessTest, IsRefusedAndMemoryIsUntouched) {
   EXPECT_THAT(refusal.requester, IsRefusal(RemoteAccessStatuses(c.op, IsIwarp())));
   EXPECT_EQ(refusal.requester.wr_id, 1u);
   EXPECT_THAT(refusal.responder_recv, IsFlushed());
+  ExpectErrorStates(refusal, pair.local(), pair.remote());
   EXPECT_OK(target->CheckCanary());
   if (c.op != AccessOp::kWrite) {
     EXPECT_OK(pair.local().Check({0, 64}, Pattern::Constant(0xa5))) << "the refused request brought bytes back";
@@ -119,7 +120,7 @@ class ReregAccessTest : public PairTestWith<AccessOp> {};
 
 RDMACHECK_ABOUT(ReregAccessTest, DroppedRightIsRefused,
                 "after ibv_rereg_mr(IBV_REREG_MR_CHANGE_ACCESS) takes away REMOTE_WRITE / REMOTE_READ, a request "
-                "that needs the dropped right is refused with IBV_WC_REM_ACCESS_ERR and the memory is untouched",
+                "that needs the dropped right is refused with IBV_WC_REM_ACCESS_ERR and the memory is untouched; every QP that got an error completion reads back ERR (ibv_query_qp)",
                 "ibv_rereg_mr(3); IBTA Vol 1 11.2.8.4 (Reregister Memory Region), 10.6.3.2", Cap::kRcQp,
                 Cap::kReregMr);
 TEST_P(ReregAccessTest, DroppedRightIsRefused) {
@@ -137,6 +138,7 @@ TEST_P(ReregAccessTest, DroppedRightIsRefused) {
   ASSERT_OK_AND_ASSIGN(Refusal refusal, PostRefused(pair, RequestOf(op, /*wr_id=*/1, aim)));
   EXPECT_THAT(refusal.requester, IsRefusal(RemoteAccessStatuses(op, IsIwarp())));
   EXPECT_THAT(refusal.responder_recv, IsFlushed());
+  ExpectErrorStates(refusal, pair.local(), pair.remote());
   EXPECT_OK(target->CheckCanary());
 }
 

@@ -8,19 +8,21 @@
 #include <cerrno>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "harness/completion.h"
 #include "testing/async_events.h"
 #include "testing/completion_source.h"
 #include "testing/device_test.h"
+#include "testing/quiet_window.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {
 namespace {
 
-// How long to watch for an event that must not come. An event is produced when the
-// completion is added, so once the completion has been polled a short quiet period is
-// enough; scaled with --timeout_multiplier for slow (emulated) machines.
-absl::Duration QuietPeriod() { return Scaled(absl::Milliseconds(200)); }
+// How long to watch for an event that must not come: an event is produced when the
+// completion is added, so once the completion has been polled a window sized from the
+// device's completion latency is enough (testing/quiet_window.h).
+QuietWindow QuietPeriod() { return QuietWindowForCompletions(); }
 
 // True when `channel`'s fd becomes readable (an event waits) within `wait`. A poll(2) error
 // is a failure of the test, not "no event".
@@ -121,7 +123,8 @@ RDMACHECK_ABOUT(CompChannelEventTest, NoEventWhenNotArmed,
                 "ibv_req_notify_cq(3): events are generated only for an armed CQ; IBTA Vol 1 ch. 11", Cap::kRcQp);
 TEST_F(CompChannelEventTest, NoEventWhenNotArmed) {
   SendAndPoll(1);
-  EXPECT_FALSE(EventPending(channel(), QuietPeriod())) << "an event arrived for a CQ that was not armed";
+  const QuietWindow quiet = QuietPeriod();
+  EXPECT_FALSE(EventPending(channel(), quiet.duration)) << "an event arrived for a CQ that was not armed " << quiet;
 }
 
 RDMACHECK_ABOUT(CompChannelEventTest, SolicitedOnlyIgnoresUnsolicited,
@@ -131,7 +134,9 @@ RDMACHECK_ABOUT(CompChannelEventTest, SolicitedOnlyIgnoresUnsolicited,
 TEST_F(CompChannelEventTest, SolicitedOnlyIgnoresUnsolicited) {
   ASSERT_THAT(ibv_req_notify_cq(recv_cq(), 1), ErrnoIs(0));
   SendAndPoll(2);
-  EXPECT_FALSE(EventPending(channel(), QuietPeriod())) << "an unsolicited receive raised a solicited-only event";
+  const QuietWindow quiet = QuietPeriod();
+  EXPECT_FALSE(EventPending(channel(), quiet.duration))
+      << "an unsolicited receive raised a solicited-only event " << quiet;
 }
 
 RDMACHECK_ABOUT(CompChannelEventTest, SolicitedOnlyFiresOnSolicited,
@@ -155,7 +160,8 @@ TEST_F(CompChannelEventTest, OneEventPerArming) {
   ASSERT_THAT(ibv_req_notify_cq(recv_cq(), 0), ErrnoIs(0));
   SendAndPoll(3);
   ASSERT_OK(WaitCqEvent(channel()).status());
-  EXPECT_FALSE(EventPending(channel(), QuietPeriod())) << "a second event arrived for one arming";
+  const QuietWindow quiet = QuietPeriod();
+  EXPECT_FALSE(EventPending(channel(), quiet.duration)) << "a second event arrived for one arming " << quiet;
 }
 
 RDMACHECK_ABOUT(CompChannelEventTest, EventsAcknowledgedBeforeCqDestroy,
@@ -165,18 +171,34 @@ RDMACHECK_ABOUT(CompChannelEventTest, EventsAcknowledgedBeforeCqDestroy,
                 Cap::kRcQp);
 TEST_F(CompChannelEventTest, EventsAcknowledgedBeforeCqDestroy) {
   const uint32_t acked_before = recv_cq()->comp_events_completed;
+  // Non-blocking: an event that poll(2) promised and ibv_get_cq_event cannot take fails at
+  // once instead of blocking the test.
+  ScopedNonBlocking non_blocking(channel()->fd);
+  ASSERT_TRUE(non_blocking.ok()) << ErrnoName(errno);
+  // ibv_destroy_cq waits, without a bound, until every event taken is acknowledged: on
+  // every early return (an event that never comes in round 1) the ones taken are
+  // acknowledged here, so the test fails within its own wait instead of hanging until the
+  // watchdog.
+  unsigned taken = 0;
+  absl::Cleanup acknowledge_taken = [&] {
+    if (taken > 0) ibv_ack_cq_events(recv_cq(), taken);
+  };
   for (int round = 0; round < 2; ++round) {
     ASSERT_THAT(ibv_req_notify_cq(recv_cq(), 0), ErrnoIs(0));
     SendAndPoll(1, 0, kFirstWrId + round);
-    ASSERT_TRUE(EventPending(channel(), DefaultWait())) << "no event in round " << round;
+    ASSERT_TRUE(EventPending(channel(), DefaultWait()))
+        << "no event in round " << round << " within " << DefaultWait() << " of its completion";
     ibv_cq* cq = nullptr;
     void* cq_context = nullptr;
-    ASSERT_EQ(ibv_get_cq_event(channel(), &cq, &cq_context), 0) << ErrnoName(errno);
+    ASSERT_EQ(ibv_get_cq_event(channel(), &cq, &cq_context), 0)
+        << "poll(2) said the channel is readable, yet ibv_get_cq_event failed: " << ErrnoName(errno);
+    ++taken;
     EXPECT_EQ(cq, recv_cq());
     EXPECT_EQ(cq_context, recv_cq()->cq_context);
   }
   EXPECT_EQ(recv_cq()->comp_events_completed, acked_before) << "events counted before being acknowledged";
-  ibv_ack_cq_events(recv_cq(), 2);
+  ibv_ack_cq_events(recv_cq(), taken);
+  taken = 0;
   EXPECT_EQ(recv_cq()->comp_events_completed, acked_before + 2);
   pair_.reset();  // destroys the CQ: it would wait forever for an unacknowledged event
 }
@@ -212,7 +234,8 @@ TEST_F(CompChannelEventTest, ManyCqsOnOneChannelDeliverToTheRightCq) {
   ASSERT_OK_AND_ASSIGN(ibv_cq * second, WaitCqEvent(shared));
   EXPECT_EQ(second, local.recv_cq());
 
-  EXPECT_FALSE(EventPending(shared, QuietPeriod())) << "an idle CQ (or a CQ twice) got an event";
+  const QuietWindow quiet = QuietPeriod();
+  EXPECT_FALSE(EventPending(shared, quiet.duration)) << "an idle CQ (or a CQ twice) got an event " << quiet;
 }
 
 RDMACHECK_ABOUT(CompChannelEventTest, NoSpuriousEventOverArmPollCycles,
@@ -227,7 +250,8 @@ TEST_F(CompChannelEventTest, NoSpuriousEventOverArmPollCycles) {
     EXPECT_EQ(cq, recv_cq()) << "cycle " << cycle;
     ASSERT_FALSE(EventPending(channel(), absl::ZeroDuration())) << "a second event in cycle " << cycle;
   }
-  EXPECT_FALSE(EventPending(channel(), QuietPeriod())) << "an event arrived after the last cycle";
+  const QuietWindow quiet = QuietPeriod();
+  EXPECT_FALSE(EventPending(channel(), quiet.duration)) << "an event arrived after the last cycle " << quiet;
 }
 
 RDMACHECK_ABOUT(CompChannelEventTest, DrainAfterArmLosesNoWakeUp,

@@ -23,6 +23,19 @@ uint32_t MaxInline(const Profile& profile, uint32_t granted) {
   return it != profile.measured.end() ? static_cast<uint32_t>(it->second.value) : granted;
 }
 
+// ibv_create_qp(3): "the actual values of the QP capabilities ... may be greater than or
+// equal to the values requested": a QP that asked for `asked` inline bytes must be granted at
+// least that many, on both sides (the remote side's grant is read from its endpoint, also
+// on a peer host).
+void ExpectGrantedInline(ConnectedPair& pair, uint32_t asked) {
+  EXPECT_GE(pair.local().granted_cap().max_inline_data, asked)
+      << "ibv_create_qp granted max_inline_data " << pair.local().granted_cap().max_inline_data << ", less than the "
+      << asked << " bytes asked (the requester's QP)";
+  EXPECT_GE(pair.remote().granted_cap().max_inline_data, asked)
+      << "ibv_create_qp granted max_inline_data " << pair.remote().granted_cap().max_inline_data << ", less than the "
+      << asked << " bytes asked (the responder's QP)";
+}
+
 class InlineTest : public PairTestWith<InlineSize> {
  protected:
   // A pair whose QPs take the real maximum inline size; `bytes` set to this instance's size.
@@ -31,7 +44,10 @@ class InlineTest : public PairTestWith<InlineSize> {
     options.max_inline_data = MaxInline(profile(), 64);
     absl::StatusOr<ConnectedPair> pair = CreatePair(options);
     if (!pair.ok()) return pair;
-    const uint32_t max = std::min(options.max_inline_data, pair->local().granted_cap().max_inline_data);
+    ExpectGrantedInline(*pair, options.max_inline_data);
+    // The sizes come from what was asked, never from what was granted: a device that grants
+    // less fails above, and its largest message still goes out at the asked size.
+    const uint32_t max = options.max_inline_data;
     bytes = param() == InlineSize::kOne ? 1 : param() == InlineSize::kHalf ? std::max(1u, max / 2) : max;
     RecordProperty("bytes", static_cast<int>(bytes));
     return pair;
@@ -39,9 +55,10 @@ class InlineTest : public PairTestWith<InlineSize> {
 };
 
 RDMACHECK_ABOUT(InlineTest, InlineSendArrives,
-                "a SEND with IBV_SEND_INLINE of 1 byte, half and all of the QP's max_inline_data arrives intact "
-                "with the usual completions",
-                "ibv_post_send(3) IBV_SEND_INLINE; ibv_create_qp(3) max_inline_data", Cap::kRcQp, Cap::kInlineData);
+                "a SEND with IBV_SEND_INLINE of 1 byte, half and all of the max_inline_data asked for arrives intact "
+                "with the usual completions; both QPs were granted at least the inline size asked",
+                "ibv_post_send(3) IBV_SEND_INLINE; ibv_create_qp(3) max_inline_data (\"may be greater than or equal "
+                "to the values requested\")", Cap::kRcQp, Cap::kInlineData);
 TEST_P(InlineTest, InlineSendArrives) {
   uint32_t bytes = 0;
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, InlinePair(bytes));
@@ -56,8 +73,9 @@ TEST_P(InlineTest, InlineSendArrives) {
 }
 
 RDMACHECK_ABOUT(InlineTest, InlineWriteLands,
-                "an RDMA WRITE with IBV_SEND_INLINE of 1 byte, half and all of max_inline_data lands intact",
-                "ibv_post_send(3) IBV_SEND_INLINE (SEND and RDMA WRITE)", Cap::kRcQp, Cap::kInlineData,
+                "an RDMA WRITE with IBV_SEND_INLINE of 1 byte, half and all of the max_inline_data asked for lands "
+                "intact; both QPs were granted at least the inline size asked",
+                "ibv_post_send(3) IBV_SEND_INLINE (SEND and RDMA WRITE); ibv_create_qp(3) max_inline_data", Cap::kRcQp, Cap::kInlineData,
                 Cap::kRdmaWrite);
 TEST_P(InlineTest, InlineWriteLands) {
   uint32_t bytes = 0;
@@ -86,7 +104,8 @@ TEST_P(InlineSourceTest, SourceIsReusableWhenPostReturns) {
   PairOptions options = Options();
   options.max_inline_data = MaxInline(profile(), 64);
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
-  const uint32_t bytes = std::min(options.max_inline_data, pair.local().granted_cap().max_inline_data);
+  ExpectGrantedInline(pair, options.max_inline_data);
+  const uint32_t bytes = options.max_inline_data;
   ASSERT_OK(pair.local().Fill({0, bytes}, Pattern::Seeded(1)));
   ASSERT_OK(pair.remote().PostRecv(1, 0, bytes));
   ASSERT_OK(pair.local().Post(SendRequest::Send(2, {{0, bytes}}).WithFlags(IBV_SEND_SIGNALED | IBV_SEND_INLINE)));
@@ -105,6 +124,7 @@ TEST_P(InlineSourceTest, SourceNeedsNoRegistration) {
   PairOptions options = Options();
   options.max_inline_data = 32;
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
+  ExpectGrantedInline(pair, options.max_inline_data);
   std::array<uint8_t, 32> unregistered;
   FillPattern(absl::MakeSpan(unregistered), Pattern::Seeded(44));
   ASSERT_OK(pair.remote().PostRecv(1, 0, unregistered.size()));

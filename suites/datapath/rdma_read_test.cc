@@ -16,23 +16,37 @@ class RdmaReadSizeTest : public PairTestWith<MessageSize> {};
 RDMACHECK_ABOUT(RdmaReadSizeTest, ReadReturnsRemoteBytes,
                 "an RDMA READ of each size (0, 1, MTU-1, MTU, MTU+1, 64 KiB, 1 MiB, the largest message) brings "
                 "exactly the remote bytes into the local buffer, the bytes after them untouched; the completion "
-                "reports IBV_WC_RDMA_READ and byte_len = the size read",
-                "IBTA Vol 1 9.4.4 (RDMA READ), 11.4.2.1; ibv_poll_cq(3) byte_len", Cap::kRcQp, Cap::kRdmaRead);
+                "reports IBV_WC_RDMA_READ and byte_len = the size read; at the responder, the source range and "
+                "the guard bytes before and after it are unchanged",
+                "IBTA Vol 1 9.4.4 (RDMA READ: the responder returns the bytes at the given address and length; "
+                "it writes nothing), 11.4.2.1; "
+                "ibv_poll_cq(3) byte_len",
+                Cap::kRcQp, Cap::kRdmaRead);
 TEST_P(RdmaReadSizeTest, ReadReturnsRemoteBytes) {
   const uint32_t bytes = MessageBytes(param(), selection());
   RecordProperty("bytes", static_cast<int>(bytes));
   PairOptions options = Options();
-  options.buffer_size = BufferFor(bytes + kCanaryBytes);
+  options.buffer_size = BufferFor(bytes + 2 * kCanaryBytes);
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
-  ASSERT_OK(pair.remote().Fill({0, bytes}, Pattern::Seeded(bytes + 2)));
+  // The responder: | guard (kCanaryBytes) | source (bytes) | guard (kCanaryBytes) |.
+  const Slice before{0, kCanaryBytes};
+  const Slice source{kCanaryBytes, bytes};
+  const Slice after{kCanaryBytes + bytes, kCanaryBytes};
+  ASSERT_OK(pair.remote().Fill(before, Pattern::Constant(0xa5)));
+  ASSERT_OK(pair.remote().Fill(source, Pattern::Seeded(bytes + 2)));
+  ASSERT_OK(pair.remote().Fill(after, Pattern::Constant(0x5a)));
   ASSERT_OK(pair.local().Fill({0, bytes + kCanaryBytes}, Pattern::Constant(0)));
 
   const std::vector<Slice> sges = bytes > 0 ? std::vector<Slice>{{0, bytes}} : std::vector<Slice>{};
-  ASSERT_OK(pair.local().Post(SendRequest::Read(3, sges, pair.local().peer_buffer().At(0, bytes))));
+  ASSERT_OK(pair.local().Post(SendRequest::Read(3, sges, pair.local().peer_buffer().At(source.offset, bytes))));
   ASSERT_OK_AND_ASSIGN(ibv_wc wc, pair.local().PollSend());
   EXPECT_THAT(wc, CompletionIs(SendCompletion(3, pair.local().qp_num(), IBV_WC_RDMA_READ).WithLength(bytes)));
   EXPECT_OK(pair.local().Check({0, bytes}, Pattern::Seeded(bytes + 2)));
   EXPECT_OK(pair.local().Check({bytes, kCanaryBytes}, Pattern::Constant(0)));
+  // A READ only reads: a responder that wrote into or around its source range fails here.
+  EXPECT_OK(pair.remote().Check(before, Pattern::Constant(0xa5))) << "the responder wrote before the READ's source";
+  EXPECT_OK(pair.remote().Check(source, Pattern::Seeded(bytes + 2))) << "the responder changed the READ's source";
+  EXPECT_OK(pair.remote().Check(after, Pattern::Constant(0x5a))) << "the responder wrote past the READ's source";
 }
 
 INSTANTIATE_TEST_SUITE_P(Connect, RdmaReadSizeTest,
@@ -43,7 +57,8 @@ class RdmaReadTest : public PairTest {};
 
 RDMACHECK_ABOUT(RdmaReadTest, ReadsFromOffsetsInsideTheRegion,
                 "RDMA READs from unaligned offsets inside the remote MR (1, across a page boundary, its last bytes) "
-                "into unaligned local offsets return exactly the addressed bytes and change nothing else",
+                "into unaligned local offsets return exactly the addressed bytes and change nothing else, at "
+                "either side (the responder's bytes around each source range keep their canary)",
                 "IBTA Vol 1 9.4.4, 10.6.3.2", Cap::kRcQp, Cap::kRdmaRead);
 TEST_P(RdmaReadTest, ReadsFromOffsetsInsideTheRegion) {
   constexpr uint32_t kBuffer = 3 * 4096;
@@ -57,6 +72,7 @@ TEST_P(RdmaReadTest, ReadsFromOffsetsInsideTheRegion) {
   options.buffer_size = kBuffer;
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   ASSERT_OK(pair.local().Fill({0, kBuffer}, Pattern::Constant(0xdd)));
+  ASSERT_OK(pair.remote().Fill({0, kBuffer}, Pattern::Constant(0xee)));  // the responder's canary
   for (size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces[i];
     ASSERT_OK(pair.remote().Fill({p.remote_offset, p.length}, Pattern::Seeded(60 + i)));
@@ -74,6 +90,18 @@ TEST_P(RdmaReadTest, ReadsFromOffsetsInsideTheRegion) {
     checked_to = p.local_offset + p.length;
   }
   EXPECT_OK(pair.local().Check({checked_to, static_cast<uint32_t>(kBuffer - checked_to)}, Pattern::Constant(0xdd)));
+  // The responder's pieces are sorted by offset: between them its canary must be intact.
+  checked_to = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    EXPECT_OK(pair.remote().Check({checked_to, static_cast<uint32_t>(p.remote_offset - checked_to)},
+                                  Pattern::Constant(0xee)))
+        << "the responder's bytes before READ source " << i << " changed";
+    EXPECT_OK(pair.remote().Check({p.remote_offset, p.length}, Pattern::Seeded(60 + i)))
+        << "the responder's READ source " << i << " changed";
+    checked_to = p.remote_offset + p.length;
+  }
+  EXPECT_OK(pair.remote().Check({checked_to, static_cast<uint32_t>(kBuffer - checked_to)}, Pattern::Constant(0xee)));
 }
 
 RDMACHECK_ABOUT(RdmaReadTest, SeveralReadsOutstanding,

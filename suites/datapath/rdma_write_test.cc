@@ -10,6 +10,7 @@
 #include "testing/completion_matchers.h"
 #include "testing/message_sizes.h"
 #include "testing/pair_test.h"
+#include "testing/quiet_window.h"
 
 namespace rdmacheck {
 namespace {
@@ -80,8 +81,9 @@ TEST_P(RdmaWriteTest, WritesAtOffsetsInsideTheRegion) {
     checked_to = p.remote_offset + p.length;
   }
   EXPECT_OK(pair.remote().Check({checked_to, static_cast<uint32_t>(kBuffer - checked_to)}, Pattern::Constant(0xee)));
-  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> consumed, pair.remote().DrainRecvs(Scaled(absl::Milliseconds(100))));
-  EXPECT_TRUE(consumed.empty()) << "an RDMA WRITE consumed a receive: " << DescribeWc(consumed.front());
+  const QuietWindow quiet = QuietWindowForCompletions();
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> consumed, pair.remote().DrainRecvs(quiet.duration));
+  EXPECT_TRUE(consumed.empty()) << "an RDMA WRITE consumed a receive " << quiet << ": " << DescribeWc(consumed.front());
 }
 
 RDMACHECK_ABOUT(RdmaWriteTest, ManyWritesInFlightAllLand,

@@ -5,6 +5,8 @@
 
 #include "testing/completion_matchers.h"
 #include "testing/pair_test.h"
+#include "testing/qp_error_state.h"
+#include "testing/quiet_window.h"
 
 namespace rdmacheck {
 namespace {
@@ -13,8 +15,9 @@ class RnrTest : public PairTest {};
 
 RDMACHECK_ABOUT(RnrTest, NoRetryAndNoReceiveFails,
                 "with rnr_retry 0 and no receive posted at the peer, a SEND completes with "
-                "IBV_WC_RNR_RETRY_EXC_ERR",
-                "IBTA Vol 1 9.7.5.2.8 (RNR NAK and the RNR retry count); ibv_modify_qp(3) rnr_retry",
+                "IBV_WC_RNR_RETRY_EXC_ERR, and the sender's QP then reads back ERR",
+                "IBTA Vol 1 9.7.5.2.8 (RNR NAK and the RNR retry count), 10.3.1 (a completion error moves the QP to "
+                "Error); ibv_modify_qp(3) rnr_retry; ibv_query_qp(3)",
                 Cap::kRcQp, Cap::kRnrRetry);
 TEST_P(RnrTest, NoRetryAndNoReceiveFails) {
   PairOptions options = Options();
@@ -24,6 +27,7 @@ TEST_P(RnrTest, NoRetryAndNoReceiveFails) {
   ASSERT_OK(pair.local().Post(SendRequest::Send(1, {{0, 64}})));
   ASSERT_OK_AND_ASSIGN(ibv_wc wc, pair.local().PollSend());
   EXPECT_THAT(wc, CompletionIs(ErrorCompletion(1, pair.local().qp_num(), IBV_WC_RNR_RETRY_EXC_ERR)));
+  ExpectErrorStateAfter(pair.local(), wc, "requester");
 }
 
 RDMACHECK_ABOUT(RnrTest, EndlessRetryWaitsForALateReceive,
@@ -39,8 +43,10 @@ TEST_P(RnrTest, EndlessRetryWaitsForALateReceive) {
   ASSERT_OK(pair.local().Fill({0, 256}, Pattern::Seeded(17)));
   ASSERT_OK(pair.local().Post(SendRequest::Send(1, {{0, 256}})));
   // Let the SEND meet the empty receive queue (and be NAKed) a few times first.
-  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> early, pair.local().DrainSends(Scaled(absl::Milliseconds(200))));
-  EXPECT_TRUE(early.empty()) << "the SEND completed while the peer had no receive: " << DescribeWc(early.front());
+  const QuietWindow quiet = QuietWindowForCompletions();
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> early, pair.local().DrainSends(quiet.duration));
+  EXPECT_TRUE(early.empty()) << "the SEND completed while the peer had no receive (watched " << quiet
+                             << "): " << DescribeWc(early.front());
   ASSERT_OK(pair.remote().PostRecv(2, 0, 256));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
   EXPECT_THAT(recv, CompletionIs(RecvCompletion(2, pair.remote().qp_num(), 256)));

@@ -10,6 +10,7 @@
 #include "testing/completion_matchers.h"
 #include "testing/message_sizes.h"
 #include "testing/pair_test.h"
+#include "testing/quiet_window.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {
@@ -94,8 +95,10 @@ TEST_F(UdRulesTest, WrongQKeyIsDropped) {
   ASSERT_OK(PostSend(sender.qp(), wrong));
   ASSERT_OK_AND_ASSIGN(ibv_wc sent, sender.PollSend());
   EXPECT_THAT(sent, CompletionIs(SendCompletion(2, sender.qp_num())));
-  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> delivered, pair.remote().DrainRecvs(Scaled(absl::Milliseconds(300))));
-  EXPECT_TRUE(delivered.empty()) << "a SEND with the wrong QKey was delivered: " << DescribeWc(delivered.front());
+  const QuietWindow quiet = QuietWindowForCompletions();
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> delivered, pair.remote().DrainRecvs(quiet.duration));
+  EXPECT_TRUE(delivered.empty()) << "a SEND with the wrong QKey was delivered (watched " << quiet
+                                 << "): " << DescribeWc(delivered.front());
 
   ASSERT_OK(sender.Post(SendRequest::Send(3, {{0, 64}})));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
@@ -120,12 +123,16 @@ TEST_F(UdRulesTest, MessageLargerThanMtuIsNotSent) {
   ASSERT_OK(pair.local().Post(SendRequest::Send(2, {{0, mtu + 1}})));
   ASSERT_OK_AND_ASSIGN(ibv_wc sent, pair.local().PollSend());
   EXPECT_THAT(sent, CompletionIs(SendCompletion(2, pair.local().qp_num())));
-  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> delivered, pair.remote().DrainRecvs(Scaled(absl::Milliseconds(300))));
-  EXPECT_TRUE(delivered.empty()) << "a UD SEND larger than the MTU was delivered: " << DescribeWc(delivered.front());
+  const QuietWindow quiet = QuietWindowForCompletions();
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> delivered, pair.remote().DrainRecvs(quiet.duration));
+  EXPECT_TRUE(delivered.empty()) << "a UD SEND larger than the MTU was delivered (watched " << quiet
+                                 << "): " << DescribeWc(delivered.front());
 
   ASSERT_OK(pair.local().Post(SendRequest::Send(3, {{0, mtu}})));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
   EXPECT_THAT(recv, CompletionIs(RecvCompletion(1, pair.remote().qp_num(), kGrh + mtu).FromUd(pair.local().qp_num())));
+  ASSERT_OK_AND_ASSIGN(ibv_wc sent_mtu, pair.local().PollSend());
+  EXPECT_THAT(sent_mtu, CompletionIs(SendCompletion(3, pair.local().qp_num())));
 }
 
 RDMACHECK_ABOUT(UdRulesTest, AddressHandleToSelf,

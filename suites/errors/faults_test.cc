@@ -10,6 +10,8 @@
 #include "harness/completion.h"
 #include "testing/completion_matchers.h"
 #include "testing/pair_test.h"
+#include "testing/qp_error_state.h"
+#include "testing/quiet_window.h"
 
 namespace rdmacheck {
 namespace {
@@ -19,9 +21,9 @@ class FaultTest : public PairTest {};
 RDMACHECK_ABOUT(FaultTest, ReceiveTooSmallIsALengthError,
                 "a 256-byte SEND into a 64-byte receive: the receive completes with IBV_WC_LOC_LEN_ERR and the "
                 "sender is told (IB/RoCE: IBV_WC_REM_INV_REQ_ERR; iWARP: the SEND may complete before the "
-                "receiver's TERMINATE)",
-                "IBTA Vol 1 9.9.3 (responder class: Invalid Request, NAK-Invalid Request), 11.6.2; ibv_poll_cq(3) "
-                "IBV_WC_LOC_LEN_ERR; RFC 5040 7.1",
+                "receiver's TERMINATE); every QP that got an error completion reads back ERR (ibv_query_qp)",
+                "IBTA Vol 1 9.9.3 (responder class: Invalid Request, NAK-Invalid Request), 10.3.1 (completion error: "
+                "QP to Error), 11.6.2; ibv_poll_cq(3) IBV_WC_LOC_LEN_ERR; ibv_query_qp(3); RFC 5040 7.1",
                 Cap::kRcQp);
 TEST_P(FaultTest, ReceiveTooSmallIsALengthError) {
   PairOptions options = Options();
@@ -38,6 +40,8 @@ TEST_P(FaultTest, ReceiveTooSmallIsALengthError) {
       IsIwarp() ? std::set<ibv_wc_status>{IBV_WC_SUCCESS, IBV_WC_REM_INV_REQ_ERR} : std::set<ibv_wc_status>{IBV_WC_REM_INV_REQ_ERR};
   EXPECT_TRUE(told.count(sent.status)) << DescribeWc(sent);
   EXPECT_EQ(sent.wr_id, 1u);
+  ExpectErrorStateAfter(pair.remote(), received, "receiver");
+  ExpectErrorStateAfter(pair.local(), sent, "sender");
   // Nothing past the 64 bytes the receive offered was written.
   EXPECT_OK(pair.remote().Check({64, 448}, Pattern::Constant(0x77)));
 }
@@ -45,9 +49,9 @@ TEST_P(FaultTest, ReceiveTooSmallIsALengthError) {
 RDMACHECK_ABOUT(FaultTest, ErrorThenTheRestFlushesInOrder,
                 "a list of five SENDs whose first has a bad lkey: the first completes in error, then the other four "
                 "with IBV_WC_WR_FLUSH_ERR in the order posted; a SEND posted afterwards is flushed too (the QP is "
-                "in the error state) and nothing reaches the peer",
+                "in the error state, and reads back ERR) and nothing reaches the peer",
                 "IBTA Vol 1 10.8.3.1 / 11.6.2 (completion errors move the QP to Error; outstanding WRs complete "
-                "with Flush Error, in order); ibv_poll_cq(3)",
+                "with Flush Error, in order); ibv_poll_cq(3), ibv_query_qp(3)",
                 Cap::kRcQp);
 TEST_P(FaultTest, ErrorThenTheRestFlushesInOrder) {
   constexpr int kCount = 5;
@@ -67,14 +71,18 @@ TEST_P(FaultTest, ErrorThenTheRestFlushesInOrder) {
   EXPECT_EQ(done[0].wr_id, 0u) << "the error completion must come first: " << DescribeWc(done[0]);
   EXPECT_NE(done[0].status, IBV_WC_SUCCESS) << DescribeWc(done[0]);
   EXPECT_NE(done[0].status, IBV_WC_WR_FLUSH_ERR) << "the failing WR itself reports its error, not a flush";
+  ExpectErrorStateAfter(pair.local(), done[0], "requester");
   for (int i = 1; i < kCount; ++i) {
     EXPECT_THAT(done[i], CompletionIs(ErrorCompletion(i, pair.local().qp_num(), IBV_WC_WR_FLUSH_ERR)));
   }
   ASSERT_OK(pair.local().Post(SendRequest::Send(9, {{0, 64}})));
   ASSERT_OK_AND_ASSIGN(ibv_wc late, pair.local().PollSend());
   EXPECT_THAT(late, CompletionIs(ErrorCompletion(9, pair.local().qp_num(), IBV_WC_WR_FLUSH_ERR)));
-  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> arrived, pair.remote().DrainRecvs(Scaled(absl::Milliseconds(200))));
-  for (const ibv_wc& wc : arrived) EXPECT_NE(wc.status, IBV_WC_SUCCESS) << "a SEND arrived: " << DescribeWc(wc);
+  const QuietWindow quiet = QuietWindowForCompletions();
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> arrived, pair.remote().DrainRecvs(quiet.duration));
+  for (const ibv_wc& wc : arrived) {
+    EXPECT_NE(wc.status, IBV_WC_SUCCESS) << "a SEND arrived (watched " << quiet << "): " << DescribeWc(wc);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Connect, FaultTest, AllConnectMethods(), ConnectMethodParamName);
@@ -90,9 +98,10 @@ class ResponderStateTest : public PairTestWith<ResponderState> {};
 RDMACHECK_ABOUT(ResponderStateTest, SendToItFailsWithRetryError,
                 "after the responder's QP is moved to ERR or RESET, a SEND to it is never acknowledged: the requester "
                 "retries retry_cnt times and completes with IBV_WC_RETRY_EXC_ERR (timeout 2^10 x 4.096 us, "
-                "retry_cnt 2)",
+                "retry_cnt 2), and the requester's QP then reads back ERR",
                 "IBTA Vol 1 9.7.6.1 (local ACK timeout, retries), 10.3.1 (a QP in Error or Reset drops incoming "
-                "packets), 11.6.2 (Transport Retry Counter Exceeded)",
+                "packets; a completion error moves the QP to Error), 11.6.2 (Transport Retry Counter Exceeded); "
+                "ibv_query_qp(3)",
                 Cap::kRcQp, Cap::kManualConnect);
 TEST_P(ResponderStateTest, SendToItFailsWithRetryError) {
   // Moving one side of an iWARP (or rdma_cm) connection to ERR tears the connection down,
@@ -105,6 +114,7 @@ TEST_P(ResponderStateTest, SendToItFailsWithRetryError) {
   ASSERT_OK(pair.local().Post(SendRequest::Send(1, {{0, 64}})));
   ASSERT_OK_AND_ASSIGN(ibv_wc wc, pair.local().PollSend());
   EXPECT_THAT(wc, CompletionIs(ErrorCompletion(1, pair.local().qp_num(), IBV_WC_RETRY_EXC_ERR)));
+  ExpectErrorStateAfter(pair.local(), wc, "requester");
 }
 
 INSTANTIATE_TEST_SUITE_P(Manual, ResponderStateTest,

@@ -12,6 +12,7 @@
 #include "harness/status.h"
 #include "testing/completion_matchers.h"
 #include "testing/pair_test.h"
+#include "testing/quiet_window.h"
 
 namespace rdmacheck {
 namespace {
@@ -127,10 +128,11 @@ TEST_P(PostErrorTest, OverfullListStopsAtTheFirstWrThatDoesNotFit) {
       EXPECT_THAT(done[i], CompletionIs(RecvCompletion(i, poster.qp_num(), 64)));
     }
   }
-  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> extra, param() == Queue::kSend
-                                                      ? poster.DrainSends(Scaled(absl::Milliseconds(100)))
-                                                      : poster.DrainRecvs(Scaled(absl::Milliseconds(100))));
-  EXPECT_TRUE(extra.empty()) << "a WR at or after bad_wr completed: " << DescribeWc(extra.front());
+  const QuietWindow quiet = QuietWindowForCompletions();
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> extra, param() == Queue::kSend ? poster.DrainSends(quiet.duration)
+                                                                          : poster.DrainRecvs(quiet.duration));
+  EXPECT_TRUE(extra.empty()) << "a WR at or after bad_wr completed (watched " << quiet
+                             << "): " << DescribeWc(extra.front());
 }
 
 INSTANTIATE_TEST_SUITE_P(Connect, PostErrorTest,

@@ -11,6 +11,7 @@
 // not fixed by the spec), and leave deviations to the driver's expectation file.
 #include "gmock/gmock.h"
 #include "harness/completion.h"
+#include "testing/quiet_window.h"
 #include "suites/qp_state/qp_state_test_base.h"
 
 namespace rdmacheck {
@@ -46,7 +47,6 @@ std::string Outcome(int rc) {
   return absl::StrCat("refused, the verb returned ", rc, " (", ErrnoName(rc), ")");
 }
 
-constexpr absl::Duration kQuiet = absl::Milliseconds(200);  // scaled: how long "nothing runs" is watched
 
 class QpPostInStateTest : public QpStateTest, public ::testing::WithParamInterface<PostCase> {
  protected:
@@ -100,8 +100,10 @@ TEST_P(QpPostInStateTest, ImmediateAnswerAsIbtaSaysAndNothingRuns) {
     }
   }
   std::vector<std::string> arrived;
-  for (const ibv_wc& wc : DrainCompletions(q().cq(), Scaled(kQuiet))) arrived.push_back(DescribeWc(wc));
-  EXPECT_THAT(arrived, ::testing::IsEmpty()) << "nothing may be processed in " << QpStateName(c().state);
+  const QuietWindow quiet = QuietWindowForCompletions();
+  for (const ibv_wc& wc : DrainCompletions(q().cq(), quiet.duration)) arrived.push_back(DescribeWc(wc));
+  EXPECT_THAT(arrived, ::testing::IsEmpty())
+      << "nothing may be processed in " << QpStateName(c().state) << " (watched " << quiet << ")";
   ExpectState(q().qp(), c().state);
 }
 
@@ -160,12 +162,14 @@ TEST_P(QpPostInStateTest, WrPostedBeforeRtsRunsOnlyIfAccepted) {
                                << ") ran after RTS: " << DescribeWc(first);
     EXPECT_EQ(first.status, IBV_WC_SUCCESS) << DescribeWc(first);
     std::vector<std::string> more;
-    for (const ibv_wc& wc : DrainCompletions(local.send_cq(), Scaled(kQuiet))) more.push_back(DescribeWc(wc));
-    EXPECT_THAT(more, ::testing::IsEmpty()) << "sends completed beyond the one posted in RTS";
+    const QuietWindow quiet = QuietWindowForCompletions();
+    for (const ibv_wc& wc : DrainCompletions(local.send_cq(), quiet.duration)) more.push_back(DescribeWc(wc));
+    EXPECT_THAT(more, ::testing::IsEmpty()) << "sends completed beyond the one posted in RTS (watched " << quiet << ")";
     ASSERT_OK_AND_ASSIGN(ibv_wc received, remote.PollRecv());
     EXPECT_EQ(received.status, IBV_WC_SUCCESS) << DescribeWc(received);
-    ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> extra, remote.DrainRecvs(Scaled(kQuiet)));
-    EXPECT_THAT(extra, ::testing::IsEmpty()) << "the peer received more than the one send posted in RTS";
+    ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> extra, remote.DrainRecvs(quiet.duration));
+    EXPECT_THAT(extra, ::testing::IsEmpty())
+        << "the peer received more than the one send posted in RTS (watched " << quiet << ")";
   } else {
     ASSERT_OK(local.PostRecv(/*wr_id=*/2, 256, 256));
     ASSERT_OK(remote.Post(SendRequest::Send(/*wr_id=*/31, {{0, 64}})));

@@ -3,6 +3,7 @@
 // SQD -> RTS, which resumes them in order.
 #include "gmock/gmock.h"
 #include "harness/completion.h"
+#include "testing/quiet_window.h"
 #include "suites/qp_state/pair_type_test.h"
 
 namespace rdmacheck {
@@ -44,7 +45,8 @@ TEST_P(QpSqdTest, DrainRaisesSqDrainedHoldsSendsAndRtsResumes) {
   EXPECT_EQ(attr.sq_draining, 0) << "SQ_DRAINED was raised, yet ibv_query_qp says the drain goes on";
 
   // What finished before the drain completed: the first n sends, all successful.
-  std::vector<ibv_wc> done = DrainCompletions(local.send_cq(), Scaled(absl::Milliseconds(100)));
+  const QuietWindow quiet = QuietWindowForCompletions();
+  std::vector<ibv_wc> done = DrainCompletions(local.send_cq(), quiet.duration);
   for (size_t i = 0; i < done.size(); ++i) {
     EXPECT_EQ(done[i].wr_id, i) << DescribeWc(done[i]);
     EXPECT_EQ(done[i].status, IBV_WC_SUCCESS) << DescribeWc(done[i]);
@@ -53,8 +55,8 @@ TEST_P(QpSqdTest, DrainRaisesSqDrainedHoldsSendsAndRtsResumes) {
 
   // IBTA: WRs may be posted in SQD; they wait for RTS.
   ASSERT_OK(local.Post(SendRequest::Send(kSends, {{kSends * 64u, 64}})));
-  EXPECT_THAT(DrainCompletions(local.send_cq(), Scaled(absl::Milliseconds(200))), ::testing::IsEmpty())
-      << "a send ran while the QP was in SQD";
+  EXPECT_THAT(DrainCompletions(local.send_cq(), quiet.duration), ::testing::IsEmpty())
+      << "a send ran while the QP was in SQD (watched " << quiet << ")";
 
   ASSERT_OK(ModifyQp(local.qp(), QpAttr().set_state(IBV_QPS_RTS)));
   const int remaining = kSends + 1 - static_cast<int>(done.size());

@@ -1,0 +1,48 @@
+#include "testing/qp_error_state.h"
+
+#include <string>
+
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "harness/completion.h"
+#include "harness/connection/qp_attr.h"
+#include "harness/timeouts.h"
+#include "testing/test_device.h"
+
+namespace rdmacheck {
+namespace {
+
+// The probe's evidence when ibv_query_qp does not report states; empty when it does.
+std::string QueryBrokenEvidence() {
+  const auto& observed = TestDevice::Get().profile().observed;
+  const auto query = observed.find(Cap::kQpStateQuery);
+  if (query == observed.end() || query->second.outcome != Outcome::kBroken) return "";
+  return query->second.detail;
+}
+
+}  // namespace
+
+void ExpectErrorStateAfter(const Endpoint& endpoint, const ibv_wc& wc, absl::string_view side) {
+  if (wc.status == IBV_WC_SUCCESS) return;
+  const std::string broken = QueryBrokenEvidence();
+  const absl::Duration wait = broken.empty() ? LocalEventWait() : absl::ZeroDuration();
+  const absl::Time deadline = absl::Now() + wait;
+  absl::StatusOr<ibv_qp_state> state;
+  while (true) {
+    state = endpoint.QpState();
+    if (!state.ok() || *state == IBV_QPS_ERR || absl::Now() >= deadline) break;
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  if (!state.ok()) {
+    ADD_FAILURE() << "ibv_query_qp of the " << side << " QP after the error completion " << DescribeWc(wc)
+                  << " failed: " << state.status();
+    return;
+  }
+  if (*state == IBV_QPS_ERR) return;
+  ADD_FAILURE() << "the " << side << " QP reads back " << QpStateName(*state) << " after the error completion "
+                << DescribeWc(wc) << ", not ERR (waited " << wait << ")"
+                << (broken.empty() ? "" : "; this device's query_qp does not report states (qp_state_query broken: " +
+                                              broken + ")");
+}
+
+}  // namespace rdmacheck
