@@ -19,6 +19,7 @@ enum RdmapOpcode : int64_t {
 struct Stream {  // one TCP connection
   bool request_seen = false, reply_seen = false, reject = false, crc = false, markers = false, request_crc = false;
   bool undecoded = false;  // data the dissector could not read as FPDUs: MSNs start unseen
+  bool initiator_sent = false;  // the initiator's first FPDU was seen
   std::string initiator;
 };
 
@@ -202,6 +203,15 @@ class IwarpChecker {
     if (!stream.reply_seen || stream.reject) {
       Violation(pdu, "iwarp.mpa_startup", dir,
                 stream.reject ? "FPDU after the MPA reply rejected the connection" : "FPDU before the MPA reply");
+    } else if (pdu.src == stream.initiator) {
+      stream.initiator_sent = true;
+    } else if (!stream.initiator_sent && !stream.undecoded) {
+      // RFC 5044 §7 (connection setup): the responder sends no FPDU before it received one; RFC 6581's
+      // ready-to-receive message is how an initiator with nothing to send gives it one.
+      Violation(pdu, "iwarp.mpa_startup", dir,
+                absl::StrCat("the responder's FPDU comes before the initiator's first FPDU (", stream.initiator,
+                             " sends first)"));
+      stream.initiator_sent = true;  // one violation per connection
     }
     if (stream.crc && !stream.markers) {
       if (pdu.fpdu_crc == CrcCheck::kUnchecked) {

@@ -41,6 +41,7 @@ struct ReadProgress {
   int64_t next = 0;     // PSN the next response packet must carry
   uint64_t bytes = 0;
   int64_t packets = 0;
+  bool replay = false;  // answered from the middle (ReplayFromTheMiddle)
 };
 
 enum class Open { kNone, kSend, kWrite, kUnknown };
@@ -53,6 +54,10 @@ struct Flow {
   uint32_t mtu = 0;  // inferred path MTU of the connection (0: not yet seen)
   // This flow as a requester.
   std::optional<int64_t> last_psn;  // unwrapped PSN of its latest request
+  std::optional<int64_t> first_psn;  // unwrapped PSN of its first request in the capture
+  // The operation each PSN carried (a READ: every PSN its responses take), so that a PSN
+  // that goes back is a retransmission only when it carried the same operation before.
+  std::map<int64_t, IbOp> carried;
   int64_t highest_psn = 0;          // the highest PSN it sent (a READ: its last response PSN)
   int64_t expected_min = 0, expected_max = -1;  // the next request's PSN (a range after a READ of unknown MTU)
   Open open = Open::kNone;
@@ -63,6 +68,7 @@ struct Flow {
   std::optional<int64_t> estimated_read;  // key in `requests` of a READ whose PSN count was a guess
   std::optional<uint32_t> response_qp;  // where the responses to its requests go
   std::optional<std::pair<int64_t, uint32_t>> acked;  // PSN acknowledged through, and the MSN then
+  std::optional<uint32_t> msn_if_one_off;  // after a wrong MSN: the MSN then had it been a one-off
   // This flow as a responder: the request flow its responses answer.
   std::string answers;
 };
@@ -74,8 +80,12 @@ class RoceChecker {
   void Check(const RocePacket& p) {
     Flow& flow = FlowOf(p);
     CountPacket(report_, flow.summary, p.frame.number, p.frame.time, p.opcode.name);
-    ++report_.roce_packets;
-    if (p.dport != kRoceV2Port) {
+    switch (p.link) {
+      case IbLink::kRoceV2: ++report_.roce_packets; break;
+      case IbLink::kRoceV1: ++report_.rocev1_packets; break;
+      case IbLink::kInfiniBand: ++report_.ib_packets; break;
+    }
+    if (p.link == IbLink::kRoceV2 && p.dport != kRoceV2Port) {
       Violation(p, "roce.udp_port", flow,
                 absl::StrCat("UDP destination port ", p.dport, " (source port ", p.sport,
                              "): RoCEv2 packets go to port 4791"));
@@ -115,14 +125,16 @@ class RoceChecker {
 
  private:
   Flow& FlowOf(const RocePacket& p) {
-    const std::string id = absl::StrFormat("roce %s > %s qp 0x%06x", p.src, p.dst, p.dest_qp);
+    const char* transport = p.link == IbLink::kRoceV2 ? "roce" : p.link == IbLink::kRoceV1 ? "rocev1" : "infiniband";
+    const std::string id = absl::StrFormat("%s %s > %s qp 0x%06x", p.link == IbLink::kInfiniBand ? "ib" : transport,
+                                           p.src, p.dst, p.dest_qp);
     auto [it, inserted] = flows_.try_emplace(id);
     if (inserted) {
       it->second.id = id;
       it->second.summary = report_.flows.size();
       WireFlow summary;
       summary.id = id;
-      summary.transport = "roce";
+      summary.transport = transport;
       summary.src = p.src;
       summary.dst = p.dst;
       summary.dest_qp = p.dest_qp;
@@ -178,7 +190,11 @@ class RoceChecker {
                                ": ", u - flow.expected_max, " PSN(s) skipped"));
       } else if (u < flow.expected_min) {
         if (reliable) {
-          ++report_.flows[flow.summary].retransmissions;  // go back N: a retransmission
+          if (std::string wrong = NotARetransmission(p, flow, u); !wrong.empty()) {
+            Violation(p, "roce.psn", flow, wrong);
+          } else {
+            ++report_.flows[flow.summary].retransmissions;  // go back N: a retransmission
+          }
           flow.open = Open::kUnknown;
         } else {
           Violation(p, "roce.psn", flow,
@@ -219,14 +235,37 @@ class RoceChecker {
       const int64_t first = p.opcode.position == IbPosition::kLast && flow.message_first <= u ? flow.message_first : u;
       flow.requests[u + consumed_max - 1] = {first, u + consumed_max - 1, p.frame.number};
     }
+    for (int64_t psn = u; psn < u + consumed_max; ++psn) flow.carried[psn] = p.opcode.op;
+    if (!flow.first_psn) flow.first_psn = u;
     flow.highest_psn = flow.last_psn ? std::max(flow.highest_psn, u + consumed_max - 1) : u + consumed_max - 1;
     flow.last_psn = u;
     flow.expected_min = u + consumed_min;
     flow.expected_max = u + consumed_max;
   }
 
+  // Why a request whose PSN goes back is no retransmission ("" when it is one): a
+  // retransmission repeats a PSN that carried the same operation (a READ may be re-sent
+  // from any PSN of its response, IBTA Vol 1 §9.7.5.1.6). PSNs before the capture's first
+  // request of the flow are unknown and pass.
+  static std::string NotARetransmission(const RocePacket& p, const Flow& flow, int64_t u) {
+    if (!flow.first_psn || u < *flow.first_psn) return "";
+    auto it = flow.carried.find(u);
+    if (it == flow.carried.end()) {
+      return absl::StrCat(p.opcode.name, " at PSN ", Psn(u), ", back from ", Psn(flow.expected_min),
+                          ": no request carried that PSN, so it is no retransmission");
+    }
+    if (it->second != p.opcode.op) {
+      return absl::StrCat(p.opcode.name, " at PSN ", Psn(u), ", back from ", Psn(flow.expected_min), ": that PSN ",
+                          it->second == IbOp::kReadRequest ? "belongs to an earlier RDMA READ (its responses take it)"
+                                                           : "carried another operation",
+                          ", so this is a new request on a consumed PSN, not a retransmission");
+    }
+    return "";
+  }
+
   // Moves the request whose last PSN is `key` to end at `last`.
   static void TrimRequest(Flow& flow, int64_t key, int64_t last) {
+    for (int64_t psn = last + 1; psn <= key; ++psn) flow.carried.erase(psn);  // PSNs it did not take after all
     auto node = flow.requests.extract(key);
     node.key() = last;
     node.mapped().last = last;
@@ -365,18 +404,27 @@ class RoceChecker {
       it->second.packets = 0;
       r.active_read = u;
     } else if (!r.active_read || r.reads.at(*r.active_read).next != u) {
-      Violation(p, "roce.read_response", flow,
-                r.active_read ? absl::StrCat(p.opcode.name, " at PSN ", Psn(u), ", expected PSN ",
-                                             Psn(r.reads.at(*r.active_read).next))
-                              : absl::StrCat(p.opcode.name, " at PSN ", Psn(u), " without a READ response First"));
-      r.active_read.reset();
-      return;
+      if (ReplayFromTheMiddle(p, flow, r, u)) {
+        // reported once; its later packets follow it PSN by PSN
+      } else {
+        Violation(p, "roce.read_response", flow,
+                  r.active_read ? absl::StrCat(p.opcode.name, " at PSN ", Psn(u), ", expected PSN ",
+                                               Psn(r.reads.at(*r.active_read).next))
+                                : absl::StrCat(p.opcode.name, " at PSN ", Psn(u), " without a READ response First"));
+        r.active_read.reset();
+        return;
+      }
     }
     ReadProgress& read = r.reads.at(*r.active_read);
     read.next = u + 1;
     read.bytes += p.payload > 0 ? p.payload : 0;
     ++read.packets;
     if (!p.opcode.ends_message()) return;
+    if (read.replay) {  // a replay carries part of the message: its length is not judged again
+      read.replay = false;
+      r.active_read.reset();
+      return;
+    }
     if (r.estimated_read && *r.estimated_read == read.last && u < read.last && u >= *r.active_read) {
       TrimRequest(r, read.last, u);
       r.estimated_read.reset();
@@ -392,6 +440,23 @@ class RoceChecker {
                              " bytes at path MTU ", mtu, "; expected ", ReadPackets(read.length, mtu)));
     }
     r.active_read.reset();
+  }
+
+  // A Middle or Last inside a READ's response PSNs with no First before it: the responder
+  // replays a response from the middle (rxe answers a READ re-sent from the middle so). One
+  // violation for the replay, not one per packet: its packets are then followed PSN by PSN.
+  bool ReplayFromTheMiddle(const RocePacket& p, const Flow& flow, Flow& r, int64_t u) {
+    auto it = r.reads.upper_bound(u);
+    if (it == r.reads.begin()) return false;
+    --it;
+    if (u > it->second.last) return false;
+    Violation(p, "roce.read_response", flow,
+              absl::StrCat(p.opcode.name, " at PSN ", Psn(u), " resumes the response to the READ at PSN ",
+                           Psn(it->first), " without a READ response First: a response replayed from the middle"));
+    it->second.next = u;
+    it->second.replay = true;
+    r.active_read = it->first;
+    return true;
   }
 
   // The MSN counts the messages the responder completed: between two ACKs it advances by
@@ -413,13 +478,22 @@ class RoceChecker {
         int64_t completed = 0;
         for (auto it = r.requests.upper_bound(base); it != r.requests.end() && it->first <= through; ++it) ++completed;
         const uint32_t expected = (base_msn + completed) & (kPsnSpace - 1);
+        // After a wrong MSN the count goes on from either: the one seen (the responder lost
+        // or gained a count for good) or the one expected (a one-off). One fault, one violation.
+        if (msn != expected && r.msn_if_one_off && msn == ((*r.msn_if_one_off + completed) & (kPsnSpace - 1))) {
+          r.msn_if_one_off.reset();
+          r.acked = {through, msn};
+          return;
+        }
         if (msn != expected) {
           Violation(p, "roce.ack_msn", flow,
                     absl::StrCat(p.opcode.name, " PSN ", Psn(u), " has MSN ", msn, ", expected ", expected, ": ",
                                  completed, " message(s) end after PSN ", Psn(base), " (MSN ", base_msn, ")"));
-          r.acked = {through, expected};  // the next ACK is judged by the count, not by this MSN
+          r.msn_if_one_off = expected;
+          r.acked = {through, msn};
           return;
         }
+        r.msn_if_one_off.reset();
       } else if (through == base ? msn != base_msn : ((msn - base_msn) & (kPsnSpace - 1)) >= kPsnSpace / 2) {
         Violation(p, "roce.ack_msn", flow,
                   absl::StrCat(p.opcode.name, " PSN ", Psn(u), " has MSN ", msn, " after MSN ", base_msn,
