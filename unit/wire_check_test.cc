@@ -74,6 +74,10 @@ const std::vector<Doctored>& Captures() {
       {"roce_bad_ack_msn_missed.pcap", "roce.ack_msn"},
       {"roce_bad_read_replay.pcap", "roce.read_response"},  // one for the replay, not one per packet
       {"iwarp_bad_mpa_first_fpdu.pcap", "iwarp.mpa_startup"},
+      // Connections begin with their CM exchange: the same QP numbers again are a new one.
+      {"roce_good_cm.pcap", ""},
+      {"roce_bad_cm_start_psn.pcap", "roce.psn"},
+      {"roce_bad_ack_before_request.pcap", "roce.ack_msn"},
   };
   return *captures;
 }

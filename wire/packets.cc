@@ -169,6 +169,24 @@ std::optional<Bth> BthFromBytes(absl::string_view b) {
   return h;
 }
 
+std::optional<CmMessage> CmFrom(const EkLayer& ib) {
+  CmMessage m;
+  if (std::optional<uint64_t> qpn = ib.Number("infiniband.cm.req.localqpn")) {
+    m.kind = CmMessage::kReq;
+    m.local_qpn = *qpn;
+    m.start_psn = ib.NumberOr("infiniband.cm.req.startpsn", 0);
+  } else if (std::optional<uint64_t> qpn = ib.Number("infiniband.cm.rep.localqpn")) {
+    m.kind = CmMessage::kRep;
+    m.local_qpn = *qpn;
+    m.start_psn = ib.NumberOr("infiniband.cm.rep.startpsn", 0);
+  } else if (ib.Has("infiniband.cm.dreq.localcommid")) {
+    m.kind = CmMessage::kDreq;
+  } else {
+    return std::nullopt;
+  }
+  return m;
+}
+
 RocePacket FromBth(const Bth& h, const FrameInfo& frame, IbLink link) {
   RocePacket p;
   p.frame = frame;
@@ -197,14 +215,17 @@ void DecodeRoceV2(const nlohmann::json& layers, const FrameInfo& frame, const Ch
   const EkLayer udp = *chain.Layer(layers, at);
   std::optional<std::string> bytes = udp.Bytes("udp.payload");
   std::optional<Bth> h;
+  std::optional<EkLayer> ib;
   const bool decoded = at + 1 < chain.names.size() && chain.names[at + 1] == "infiniband";
   if (decoded) {
-    h = BthFromFields(*chain.Layer(layers, at + 1));
+    ib = chain.Layer(layers, at + 1);
+    if (ib) h = BthFromFields(*ib);
   } else if (bytes) {
     h = BthFromBytes(*bytes);
   }
   if (!h) return;
   RocePacket p = FromBth(*h, frame, IbLink::kRoceV2);
+  if (ib) p.cm = CmFrom(*ib);
   p.bth_from_bytes = !decoded;
   if (!decoded) ++out.roce_undecoded;
   const bool ipv6 = at > 0 && chain.names[at - 1] == "ipv6";
@@ -238,6 +259,7 @@ void DecodeIbTransport(const FrameInfo& frame, const EkLayer& ib, IbLink link, C
   std::optional<Bth> h = BthFromFields(ib);
   if (!h) return;
   RocePacket p = FromBth(*h, frame, link);
+  p.cm = CmFrom(ib);
   if (link == IbLink::kRoceV1) {
     p.src = ib.Text("infiniband.grh.sgid").value_or("?");
     p.dst = ib.Text("infiniband.grh.dgid").value_or("?");

@@ -38,6 +38,15 @@ struct FrameInfo {
 enum class IbLink { kRoceV2, kRoceV1, kInfiniBand };
 const char* IbLinkName(IbLink link);  // "RoCEv2", "RoCEv1", "InfiniBand"
 
+// A connection management message (IBTA Vol 1 §12.6, MADs on QP1): REQ and REP carry the
+// sender's QP number and the PSN its requests start at; DREQ begins the disconnect.
+struct CmMessage {
+  enum Kind { kReq, kRep, kDreq };
+  Kind kind = kReq;
+  uint32_t local_qpn = 0;
+  uint32_t start_psn = 0;
+};
+
 struct RocePacket {
   FrameInfo frame;
   IbLink link = IbLink::kRoceV2;
@@ -54,6 +63,7 @@ struct RocePacket {
   std::optional<uint32_t> syndrome, msn;  // AETH
   CrcCheck icrc = CrcCheck::kUnchecked;
   uint32_t icrc_sent = 0, icrc_computed = 0;
+  std::optional<CmMessage> cm;  // a CM MAD tshark decoded (UD SEND to QP1)
 };
 
 struct IwarpPdu {

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -71,6 +72,18 @@ struct Flow {
   std::optional<uint32_t> msn_if_one_off;  // after a wrong MSN: the MSN then had it been a one-off
   // This flow as a responder: the request flow its responses answer.
   std::string answers;
+  // A connection its CM exchange began (REQ and REP): where its requests start, the flow
+  // its responses answer, and where that flow's requests start.
+  std::optional<int64_t> start_psn, peer_start_psn;
+  std::string paired;
+  int64_t cm_frame = 0;
+};
+
+// What a CM REP announced for a flow (applied when the flow's first packet comes).
+struct Announced {
+  int64_t start_psn = 0, peer_start_psn = 0;
+  std::string paired;
+  int64_t frame = 0;
 };
 
 class RoceChecker {
@@ -99,6 +112,7 @@ class RoceChecker {
                   absl::StrFormat("ICRC 0x%08x, the packet's is 0x%08x", p.icrc_sent, p.icrc_computed));
       }
     }
+    if (p.cm) OnCm(p);
     if (!p.opcode.defined()) {
       Violation(p, "roce.opcode_sequence", flow, absl::StrCat(p.opcode.name, " is not a defined opcode"));
       return;
@@ -124,13 +138,24 @@ class RoceChecker {
   }
 
  private:
+  static const char* Transport(IbLink link) {
+    return link == IbLink::kRoceV2 ? "roce" : link == IbLink::kRoceV1 ? "rocev1" : "infiniband";
+  }
+
+  static std::string FlowId(IbLink link, const std::string& src, const std::string& dst, uint32_t qp) {
+    return absl::StrFormat("%s %s > %s qp 0x%06x", link == IbLink::kInfiniBand ? "ib" : Transport(link), src, dst, qp);
+  }
+
   Flow& FlowOf(const RocePacket& p) {
-    const char* transport = p.link == IbLink::kRoceV2 ? "roce" : p.link == IbLink::kRoceV1 ? "rocev1" : "infiniband";
-    const std::string id = absl::StrFormat("%s %s > %s qp 0x%06x", p.link == IbLink::kInfiniBand ? "ib" : transport,
-                                           p.src, p.dst, p.dest_qp);
+    const char* transport = Transport(p.link);
+    const std::string id = FlowId(p.link, p.src, p.dst, p.dest_qp);
     auto [it, inserted] = flows_.try_emplace(id);
     if (inserted) {
       it->second.id = id;
+      if (auto a = announced_.find(id); a != announced_.end()) {
+        Apply(it->second, a->second);
+        announced_.erase(a);
+      }
       it->second.summary = report_.flows.size();
       WireFlow summary;
       summary.id = id;
@@ -143,6 +168,46 @@ class RoceChecker {
       by_direction_[{p.src, p.dst}].push_back(id);
     }
     return it->second;
+  }
+
+  // Connection boundaries from the CM exchange: a REP answering a REQ begins a connection
+  // between the REQ's QP (on its sender) and the REP's QP: the two flows start afresh (a QP
+  // number used again is a new connection), paired, with the starting PSNs the two gave.
+  void OnCm(const RocePacket& p) {
+    const CmMessage& m = *p.cm;
+    if (m.kind == CmMessage::kReq) {
+      reqs_[{p.src, p.dst}] = {m.start_psn, m.local_qpn, p.frame.number};
+      return;
+    }
+    if (m.kind != CmMessage::kRep) return;
+    auto req = reqs_.find({p.dst, p.src});
+    if (req == reqs_.end()) return;
+    const auto [req_start, req_qpn, req_frame] = req->second;
+    reqs_.erase(req);
+    const std::string to_rep = FlowId(p.link, p.dst, p.src, m.local_qpn);  // the REQ sender's packets
+    const std::string to_req = FlowId(p.link, p.src, p.dst, req_qpn);      // the REP sender's packets
+    Begin(to_rep, {req_start, m.start_psn, to_req, req_frame});
+    Begin(to_req, {m.start_psn, req_start, to_rep, p.frame.number});
+  }
+
+  void Begin(const std::string& id, const Announced& a) {
+    auto it = flows_.find(id);
+    if (it == flows_.end()) {
+      announced_[id] = a;
+      return;
+    }
+    Flow fresh;
+    fresh.id = it->second.id;
+    fresh.summary = it->second.summary;
+    it->second = std::move(fresh);
+    Apply(it->second, a);
+  }
+
+  static void Apply(Flow& flow, const Announced& a) {
+    flow.start_psn = a.start_psn;
+    flow.peer_start_psn = a.peer_start_psn;
+    flow.paired = a.paired;
+    flow.cm_frame = a.frame;
   }
 
   void Violation(const RocePacket& p, absl::string_view rule, const Flow& flow, std::string message) {
@@ -182,6 +247,11 @@ class RoceChecker {
     CheckPayload(p, flow, flow);
     if (ud) return;  // one packet per message; the PSN is not checked by the receiver
     const int64_t u = flow.last_psn ? Unwrap(*flow.last_psn, p.psn) : p.psn;
+    if (!flow.last_psn && flow.start_psn && u != *flow.start_psn) {
+      Violation(p, "roce.psn", flow,
+                absl::StrCat("the connection's first request has PSN ", Psn(u), "; its CM exchange (frame ",
+                             flow.cm_frame, ") gave starting PSN ", Psn(*flow.start_psn)));
+    }
     if (flow.expected_max >= flow.expected_min && flow.last_psn) {
       if (u > flow.expected_max) {
         Violation(p, "roce.psn", flow,
@@ -307,6 +377,10 @@ class RoceChecker {
   // The request flow whose requests `p` answers: the one already paired with `flow` if its
   // requests cover p's PSN, else the one that sent a covering request last.
   Flow* Answered(const RocePacket& p, Flow& flow) {
+    if (!flow.paired.empty()) {  // the CM exchange said which
+      auto it = flows_.find(flow.paired);
+      return it == flows_.end() ? nullptr : &it->second;
+    }
     Flow* best = nullptr;
     int64_t best_frame = -1;
     for (const std::string& id : by_direction_[{p.dst, p.src}]) {
@@ -332,7 +406,16 @@ class RoceChecker {
       if (syndrome_ok) RecordFault(p, flow);
     }
     Flow* r = Answered(p, flow);
-    if (r == nullptr) return;  // its request is not in the capture
+    if (r == nullptr || !r->last_psn) {
+      // Its request is not in the capture — or, on a connection whose beginning is, was never sent.
+      if (flow.peer_start_psn && p.opcode.op == IbOp::kAck && syndrome_ok && p.syndrome && (*p.syndrome >> 5) == 0) {
+        Violation(p, "roce.ack_msn", flow,
+                  absl::StrCat(p.opcode.name, " acknowledges PSN ", Psn(p.psn), " before any request of the connection "
+                               "was sent (its CM exchange, frame ", flow.cm_frame, ", starts the requests at PSN ",
+                               Psn(*flow.peer_start_psn), ")"));
+      }
+      return;
+    }
     if (!r->response_qp) {
       r->response_qp = p.dest_qp;
     } else if (*r->response_qp != p.dest_qp) {
@@ -507,6 +590,9 @@ class RoceChecker {
   const uint32_t path_mtu_;
   WireReport& report_;
   std::map<std::string, Flow> flows_;
+  std::map<std::string, Announced> announced_;  // by flow id, for flows not seen yet
+  // The last CM REQ from one address to another: its starting PSN, QP number and frame.
+  std::map<std::pair<std::string, std::string>, std::tuple<int64_t, uint32_t, int64_t>> reqs_;
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> by_direction_;
 };
 

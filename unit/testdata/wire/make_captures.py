@@ -256,6 +256,58 @@ def roce_sequence_capture(knob=None):
     return cap
 
 
+# CM MADs (IBTA Vol 1 §12.6, §13.4): class 0x07, method Send, on QP1 as a UD SEND Only.
+CM_REQ, CM_REP, CM_RTU, CM_DREQ, CM_DREP = 0x0010, 0x0013, 0x0014, 0x0015, 0x0016
+
+
+def cm_mad(src, dst, attribute, data, tid, psn):
+    mad = struct.pack('!BBBBHHQHHI', 1, 0x07, 2, 0x03, 0, 0, tid, attribute, 0, 0) + data.ljust(232, b'\0')
+    return roce(src, dst, UD | SEND_ONLY, psn, 1, mad, deth=(0x80010000, 1))
+
+
+def cm_req(comm_id, qpn, start_psn):
+    """REQ: Local Comm ID, Service ID, CA GUID, Q_Key, Local QPN, Starting PSN, P_Key."""
+    return struct.pack('!IIQQIIIIIIH', comm_id, 0, 0x0106000000004791, 0x5254000088000001, 0, 0,
+                       qpn << 8 | 1, 1, 0x10 << 3 | 0 << 1, start_psn << 8 | 0x10 << 3 | 7, 0xffff)
+
+
+def cm_rep(comm_id, remote_id, qpn, start_psn):
+    """REP: Local and Remote Comm ID, Q_Key, Local QPN, EECN, Starting PSN."""
+    return struct.pack('!IIIIII', comm_id, remote_id, 0, qpn << 8, 0, start_psn << 8)
+
+
+def roce_cm_capture(knob=None):
+    """Connection boundaries (issue 26, class 4): A (QP 0x11) connects to B (QP 0x12) with a CM
+    REQ/REP/RTU, SENDs both ways, disconnects (DREQ/DREP), then connects again with the same QP
+    numbers and new starting PSNs. Knobs:
+    cm_start_psn        the second connection's first request is not at the starting PSN the REQ gave
+    ack_before_request  B acknowledges PSN start-1 (0x0001ff) before A sent any request on it"""
+    cap = Capture()
+    k = knob
+    req, rsp = rc_pair(cap)
+    tid = [0x1000]
+
+    def cm(src, dst, attribute, data):
+        tid[0] += 1
+        cap.add(cm_mad(src, dst, attribute, data, tid[0], tid[0] & 0xffffff))
+
+    for n, (a_start, b_start) in enumerate([(100, 5000), (0x200, 0x300)]):
+        cm(A, B, CM_REQ, cm_req(0x100 + n, QP_A, a_start))
+        cm(B, A, CM_REP, cm_rep(0x200 + n, 0x100 + n, QP_B, b_start))
+        cm(A, B, CM_RTU, struct.pack('!II', 0x100 + n, 0x200 + n))
+        if n == 1 and k == 'ack_before_request':
+            rsp(ACK, a_start - 1, 0)
+        first = a_start + (1 if n == 1 and k == 'cm_start_psn' else 0)
+        req(SEND_ONLY, first, b'a' * 20, True)
+        rsp(ACK, first, 1)
+        cap.add(roce(B, A, SEND_ONLY, b_start, QP_A, b'b' * 24, True))
+        cap.add(roce(A, B, ACK, b_start, QP_B, aeth=(0x1f, 1)))
+        if n == 0:
+            cm(A, B, CM_DREQ, struct.pack('!III', 0x100, 0x200, QP_B << 8))
+            cm(B, A, CM_DREP, struct.pack('!II', 0x200, 0x100))
+    return cap
+
+
 def grh(src, dst, payload_len, hops=64):
     """IBTA Vol 1 §8.3 GRH: IPVer 6, TClass 0, FlowLabel 0, PayLen, NxtHdr 0x1B (IBA), HopLmt, GIDs."""
     return struct.pack('!IHBB16s16s', 6 << 28, payload_len, 0x1b, hops, bytes(src.ip6), bytes(dst.ip6))
@@ -435,6 +487,9 @@ def main():
     roce_sequence_capture().write(os.path.join(out, 'roce_good_sequence.pcap'))
     for k in ['psn_read_reuse', 'psn_retransmit', 'ack_msn_missed', 'read_replay']:
         roce_sequence_capture(k).write(os.path.join(out, 'roce_bad_%s.pcap' % k))
+    roce_cm_capture().write(os.path.join(out, 'roce_good_cm.pcap'))
+    for k in ['cm_start_psn', 'ack_before_request']:
+        roce_cm_capture(k).write(os.path.join(out, 'roce_bad_%s.pcap' % k))
     rocev1_capture().write(os.path.join(out, 'rocev1_good.pcap'))
     vxlan_capture().write(os.path.join(out, 'roce_good_vxlan.pcap'))
     iwarp_capture().write(os.path.join(out, 'iwarp_good.pcap'))
