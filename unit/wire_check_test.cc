@@ -78,6 +78,8 @@ const std::vector<Doctored>& Captures() {
       {"roce_good_cm.pcap", ""},
       {"roce_bad_cm_start_psn.pcap", "roce.psn"},
       {"roce_bad_ack_before_request.pcap", "roce.ack_msn"},
+      // A TERMINATE as the hardware drivers send an MPA error: layer LLP, error type 3.
+      {"iwarp_good_terminate_llp.pcap", ""},
   };
   return *captures;
 }

@@ -469,6 +469,8 @@ def iwarp_capture(knob=None, snaplen=65535):
         term = struct.pack('!I', 0x21020300)
     if k == 'terminate_reserved':  # a defined layer, type and code, but reserved bits set
         term = struct.pack('!I', 0x11000300)
+    if k == 'terminate_llp':  # as cxgb4 sends an MPA CRC error: layer LLP (2), type 3, code 0x02
+        term = struct.pack('!I', (2 << 28) | (3 << 24) | (0x02 << 16))
     cap.add(b.segment(fpdu(untagged(RD_TERMINATE, 2, 1, 0, True) + term)))
     return cap
 
@@ -494,6 +496,7 @@ def main():
     vxlan_capture().write(os.path.join(out, 'roce_good_vxlan.pcap'))
     iwarp_capture().write(os.path.join(out, 'iwarp_good.pcap'))
     iwarp_capture(snaplen=80).write(os.path.join(out, 'iwarp_good_snaplen80.pcap'))
+    iwarp_capture('terminate_llp').write(os.path.join(out, 'iwarp_good_terminate_llp.pcap'))
     for k in IWARP_KNOBS:
         iwarp_capture(k).write(os.path.join(out, 'iwarp_bad_%s.pcap' % k))
 
