@@ -26,7 +26,8 @@ int RulesCommand(const std::string& format) {
     return kExitOk;
   }
   for (const WireRule& r : WireRules()) {
-    std::cout << r.id << "\n    " << r.title << "\n    " << r.reference << "\n";
+    std::cout << r.id << (r.severity == WireRule::kAdvisory ? " (advisory)" : "") << "\n    " << r.title << "\n    "
+              << r.reference << "\n";
   }
   return kExitOk;
 }
