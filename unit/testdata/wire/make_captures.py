@@ -292,8 +292,10 @@ def roce_cm_capture(knob=None):
         cap.add(cm_mad(src, dst, attribute, data, tid[0], tid[0] & 0xffffff))
 
     for n, (a_start, b_start) in enumerate([(100, 5000), (0x200, 0x300)]):
-        cm(A, B, CM_REQ, cm_req(0x100 + n, QP_A, a_start))
-        cm(B, A, CM_REP, cm_rep(0x200 + n, 0x100 + n, QP_B, b_start))
+        # Each Starting PSN is where the peer's requests start (as Linux's ib_cm puts it on
+        # the wire): A's requests start at the REP's PSN, B's at the REQ's.
+        cm(A, B, CM_REQ, cm_req(0x100 + n, QP_A, b_start))
+        cm(B, A, CM_REP, cm_rep(0x200 + n, 0x100 + n, QP_B, a_start))
         cm(A, B, CM_RTU, struct.pack('!II', 0x100 + n, 0x200 + n))
         if n == 1 and k == 'ack_before_request':
             rsp(ACK, a_start - 1, 0)
