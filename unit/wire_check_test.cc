@@ -68,6 +68,7 @@ const std::vector<Doctored>& Captures() {
       // one violation per MSN fault, the initiator's first FPDU.
       {"rocev1_good.pcap", ""},
       {"roce_good_vxlan.pcap", ""},
+      {"roce_good_geneve.pcap", ""},
       {"roce_good_sequence.pcap", ""},
       {"roce_bad_psn_read_reuse.pcap", "roce.psn"},
       {"roce_bad_psn_retransmit.pcap", "roce.psn"},
@@ -250,13 +251,15 @@ TEST(WireLinkTypesTest, RoceV1IsCheckedLikeRoceV2) {
   EXPECT_EQ(v1.flows[0].id, "rocev1 fe80::1 > fe80::2 qp 0x000012");
 }
 
-// Inside VXLAN the RoCEv2 headers are the inner ones: addresses and the ICRC's pseudo-header
-// (before issue 26 the outer IP header went into the ICRC: 36 false roce.icrc).
+// Inside VXLAN or Geneve the RoCEv2 headers are the inner ones: addresses and the ICRC's
+// pseudo-header (before issue 26 the outer IP header went into the ICRC: false roce.icrc).
 TEST(WireLinkTypesTest, TunnelledRoceUsesTheInnerHeaders) {
-  ASSERT_OK_AND_ASSIGN(WireReport report, CheckCapture((kCaptures / "roce_good_vxlan.pcap").string()));
-  EXPECT_EQ(report.roce_packets, 36);
-  EXPECT_EQ(report.crc_checked, 36);
-  EXPECT_EQ(report.flows[0].src, "10.88.0.1");
+  for (const char* capture : {"roce_good_vxlan.pcap", "roce_good_geneve.pcap"}) {
+    ASSERT_OK_AND_ASSIGN(WireReport report, CheckCapture((kCaptures / capture).string()));
+    EXPECT_EQ(report.roce_packets, 36) << capture;
+    EXPECT_EQ(report.crc_checked, 36) << capture;
+    EXPECT_EQ(report.flows[0].src, "10.88.0.1") << capture;
+  }
 }
 
 // One MSN fault, one violation: after a wrong MSN the count resumes from the one seen (the

@@ -341,16 +341,20 @@ def rocev1_capture():
     return cap
 
 
-def vxlan_capture():
-    """The good capture with every frame inside VXLAN (UDP 4789, RFC 7348) between two
-    tunnel endpoints (issue 26, class 9): the ICRC covers the inner IP and UDP headers."""
+def tunnel_capture(geneve=False):
+    """The good capture with every frame inside VXLAN (UDP 4789, RFC 7348) or Geneve (UDP
+    6081, RFC 8926) between two tunnel endpoints (issue 26, class 9): the ICRC covers the
+    inner IP and UDP headers."""
     cap = Capture()
     outer_a = Host(101)
     outer_b = Host(102)
     for frame in roce_capture().frames:
-        vxlan = struct.pack('!II', 0x08000000, 42 << 8) + frame  # I flag, VNI 42
-        udp = struct.pack('!HHHH', 51000, 4789, 8 + len(vxlan), 0)
-        cap.add(ether(outer_a.mac, outer_b.mac, ipv4(outer_a.ip, outer_b.ip, 17, udp + vxlan)))
+        if geneve:  # version 0, no options, protocol Transparent Ethernet Bridging, VNI 42
+            inner, port = struct.pack('!HHI', 0, 0x6558, 42 << 8) + frame, 6081
+        else:       # I flag, VNI 42
+            inner, port = struct.pack('!II', 0x08000000, 42 << 8) + frame, 4789
+        udp = struct.pack('!HHHH', 51000, port, 8 + len(inner), 0)
+        cap.add(ether(outer_a.mac, outer_b.mac, ipv4(outer_a.ip, outer_b.ip, 17, udp + inner)))
     return cap
 
 
@@ -495,7 +499,8 @@ def main():
     for k in ['cm_start_psn', 'ack_before_request']:
         roce_cm_capture(k).write(os.path.join(out, 'roce_bad_%s.pcap' % k))
     rocev1_capture().write(os.path.join(out, 'rocev1_good.pcap'))
-    vxlan_capture().write(os.path.join(out, 'roce_good_vxlan.pcap'))
+    tunnel_capture().write(os.path.join(out, 'roce_good_vxlan.pcap'))
+    tunnel_capture(geneve=True).write(os.path.join(out, 'roce_good_geneve.pcap'))
     iwarp_capture().write(os.path.join(out, 'iwarp_good.pcap'))
     iwarp_capture(snaplen=80).write(os.path.join(out, 'iwarp_good_snaplen80.pcap'))
     iwarp_capture('terminate_llp').write(os.path.join(out, 'iwarp_good_terminate_llp.pcap'))
