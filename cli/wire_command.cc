@@ -4,7 +4,8 @@
 //   rdmacheck wire rules [--format=text|json]
 //
 // `check` exits 0 when every rule holds, 1 on a violation (each printed with its frame
-// number, rule id, message and spec reference), 2 when the capture cannot be read.
+// number, rule id, message and spec reference), 2 when the capture cannot be read or holds
+// no RDMA packet ("no RDMA packets in FILE": nothing checked is not a clean wire).
 #include <iostream>
 
 #include "absl/flags/flag.h"
@@ -25,7 +26,8 @@ int RulesCommand(const std::string& format) {
     return kExitOk;
   }
   for (const WireRule& r : WireRules()) {
-    std::cout << r.id << "\n    " << r.title << "\n    " << r.reference << "\n";
+    std::cout << r.id << (r.severity == WireRule::kAdvisory ? " (advisory)" : "") << "\n    " << r.title << "\n    "
+              << r.reference << "\n";
   }
   return kExitOk;
 }
@@ -47,6 +49,11 @@ int WireCommand(const std::vector<std::string>& positional) {
   options.path_mtu = mtu;
   absl::StatusOr<WireReport> report = CheckCapture(positional[1], options);
   if (!report.ok()) return UsageError(report.status());
+  if (report->rdma_packets() == 0) {
+    // Nothing read is not a clean wire: the capture holds no RDMA (or not in a form read here).
+    return UsageError(absl::StrCat("no RDMA packets in ", positional[1], " (", report->frames,
+                                   " frames, none RoCEv2, RoCEv1, InfiniBand or iWARP)"));
+  }
   if (format == "json") {
     std::cout << WireReportJson(*report).dump(2) << std::endl;
   } else {

@@ -139,6 +139,8 @@ std::vector<nlohmann::json> ViolationsOf(const nlohmann::json& wire_check) {
   if (wire_check.is_object() && wire_check.contains("violations")) return ViolationsOf(wire_check["violations"]);
   std::vector<nlohmann::json> found;
   if (wire_check.is_object()) {
+    // An advisory (wire/rules.h) is reported in the capture's check and fails no test.
+    if (wire_check.contains("severity") && wire_check["severity"] == "advisory") return found;
     for (const char* key : {"frame", "packet"}) {
       if (wire_check.contains(key) && wire_check[key].is_number_integer()) {
         found.push_back(wire_check);

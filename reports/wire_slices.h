@@ -58,7 +58,8 @@ std::map<std::string, WireSlice> SliceByMarks(const std::vector<WireFrame>& fram
 nlohmann::json SliceToJson(const WireSlice& slice, const std::string& link, const nlohmann::json& violations);
 
 // The violations of a wire check's JSON output (its "violations"; faults are not violations),
-// or every object with an integer "frame" (or "packet") under other JSON.
+// or every object with an integer "frame" (or "packet") under other JSON; an advisory
+// ("severity": "advisory") is none of them: it fails no test.
 std::vector<nlohmann::json> ViolationsOf(const nlohmann::json& wire_check);
 
 }  // namespace rdmacheck

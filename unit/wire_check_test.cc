@@ -64,6 +64,23 @@ const std::vector<Doctored>& Captures() {
       {"iwarp_bad_read_response.pcap", "iwarp.read_response"},
       {"iwarp_bad_terminate.pcap", "iwarp.terminate"},  // siw 6.1's, nibbles swapped
       {"iwarp_bad_terminate_reserved.pcap", "iwarp.terminate"},
+      // Issue 26: the same rules on other link types and in a tunnel, PSNs around a READ,
+      // one violation per MSN fault, the initiator's first FPDU.
+      {"rocev1_good.pcap", ""},
+      {"roce_good_vxlan.pcap", ""},
+      {"roce_good_geneve.pcap", ""},
+      {"roce_good_sequence.pcap", ""},
+      {"roce_bad_psn_read_reuse.pcap", "roce.psn"},
+      {"roce_bad_psn_retransmit.pcap", "roce.psn"},
+      {"roce_bad_ack_msn_missed.pcap", "roce.ack_msn"},
+      {"roce_bad_read_replay.pcap", "roce.read_response"},  // one for the replay, not one per packet
+      {"iwarp_bad_mpa_first_fpdu.pcap", "iwarp.mpa_startup"},
+      // Connections begin with their CM exchange: the same QP numbers again are a new one.
+      {"roce_good_cm.pcap", ""},
+      {"roce_bad_cm_start_psn.pcap", "roce.psn"},
+      {"roce_bad_ack_before_request.pcap", "roce.ack_msn"},
+      // A TERMINATE as the hardware drivers send an MPA error: layer LLP, error type 3.
+      {"iwarp_good_terminate_llp.pcap", ""},
   };
   return *captures;
 }
@@ -77,7 +94,7 @@ TEST_P(WireCaptureTest, FlagsExactlyTheRuleItBreaks) {
   for (const WireViolation& v : report.violations) rules.push_back(v.rule);
   if (c.rule.empty()) {
     EXPECT_THAT(rules, IsEmpty()) << WireReportText(report);
-    EXPECT_GT(report.roce_packets + report.iwarp_pdus, 10) << "the dissectors decoded too little of " << c.capture;
+    EXPECT_GT(report.rdma_packets(), 10) << "the dissectors decoded too little of " << c.capture;
   } else {
     EXPECT_THAT(rules, ElementsAre(c.rule)) << WireReportText(report);
     ASSERT_FALSE(report.violations.empty());
@@ -222,6 +239,51 @@ TEST(WireCheckErrorsTest, TsharkIsBoundedInTime) {
             absl::StatusCode::kDeadlineExceeded);
 }
 
+// RoCEv1 (GRH + BTH) is read with the transport rules RoCEv2 has, its packets counted as RoCEv1
+// (before issue 26 they were not read at all, and the capture passed as clean).
+TEST(WireLinkTypesTest, RoceV1IsCheckedLikeRoceV2) {
+  ASSERT_OK_AND_ASSIGN(WireReport v1, CheckCapture((kCaptures / "rocev1_good.pcap").string()));
+  ASSERT_OK_AND_ASSIGN(WireReport v2, CheckCapture((kCaptures / "roce_good.pcap").string()));
+  EXPECT_EQ(v1.rocev1_packets, 35);  // roce_good's IPv4 RoCEv2 frames
+  EXPECT_EQ(v1.roce_packets, 0);
+  EXPECT_EQ(v1.opcodes.at("RC RDMA READ Response Middle"), v2.opcodes.at("RC RDMA READ Response Middle"));
+  EXPECT_EQ(v1.faults.size(), 1u);  // the RNR NAK
+  EXPECT_EQ(v1.flows[0].id, "rocev1 fe80::1 > fe80::2 qp 0x000012");
+}
+
+// Inside VXLAN or Geneve the RoCEv2 headers are the inner ones: addresses and the ICRC's
+// pseudo-header (before issue 26 the outer IP header went into the ICRC: false roce.icrc).
+TEST(WireLinkTypesTest, TunnelledRoceUsesTheInnerHeaders) {
+  for (const char* capture : {"roce_good_vxlan.pcap", "roce_good_geneve.pcap"}) {
+    ASSERT_OK_AND_ASSIGN(WireReport report, CheckCapture((kCaptures / capture).string()));
+    EXPECT_EQ(report.roce_packets, 36) << capture;
+    EXPECT_EQ(report.crc_checked, 36) << capture;
+    EXPECT_EQ(report.flows[0].src, "10.88.0.1") << capture;
+  }
+}
+
+// One MSN fault, one violation: after a wrong MSN the count resumes from the one seen (the
+// old checker kept the expected count and flagged all three later ACKs of this capture).
+TEST(WireRulesTest, OneMissedMsnIsOneViolation) {
+  ASSERT_OK_AND_ASSIGN(WireReport report, CheckCapture((kCaptures / "roce_bad_ack_msn_missed.pcap").string()));
+  ASSERT_EQ(report.violations.size(), 1u) << WireReportText(report);
+  EXPECT_THAT(report.violations[0].message, ::testing::HasSubstr("has MSN 1, expected 2"));
+}
+
+// AckReq on a message's last packet is requester guidance: reported as an advisory, which
+// neither fails the check nor a test of the wire lab.
+TEST(WireRulesTest, AckReqIsAnAdvisory) {
+  EXPECT_EQ(WireRuleById("roce.ackreq").severity, WireRule::kAdvisory);
+  EXPECT_EQ(WireRuleById("roce.psn").severity, WireRule::kViolation);
+  ASSERT_OK_AND_ASSIGN(WireReport report, CheckCapture((kCaptures / "roce_bad_ackreq.pcap").string()));
+  ASSERT_EQ(report.violations.size(), 1u);
+  EXPECT_TRUE(report.violations[0].advisory());
+  EXPECT_TRUE(report.ok());
+  EXPECT_EQ(WireReportJson(report)["violations"][0]["severity"], "advisory");
+  EXPECT_THAT(WireReportText(report), ::testing::HasSubstr("roce.ackreq (advisory)"));
+  EXPECT_EQ(WireCommand({"check", (kCaptures / "roce_bad_ackreq.pcap").string()}), kExitOk);
+}
+
 // `rdmacheck wire check`: 0 every rule holds, 1 a violation, 2 the capture cannot be read.
 TEST(WireCommandTest, ExitCodes) {
   EXPECT_EQ(WireCommand({"check", (kCaptures / "iwarp_good.pcap").string()}), kExitOk);
@@ -229,6 +291,18 @@ TEST(WireCommandTest, ExitCodes) {
   EXPECT_EQ(WireCommand({"check", "/nonexistent/capture.pcap"}), kExitUsage);
   EXPECT_EQ(WireCommand({"check"}), kExitUsage);
   EXPECT_EQ(WireCommand({"rules"}), kExitOk);
+}
+
+// Nothing checked is not clean: a capture with no RDMA packet exits 2 ("no RDMA packets in FILE").
+TEST(WireCommandTest, NoRdmaPacketsIsExit2) {
+  const fs::path empty = fs::path(::testing::TempDir()) / "no_rdma.pcap";
+  std::ifstream good(kCaptures / "iwarp_good.pcap", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(good)), std::istreambuf_iterator<char>());
+  std::ofstream(empty, std::ios::binary) << bytes.substr(0, 24 + 3 * (16 + 54));  // header + the TCP handshake
+  ASSERT_OK_AND_ASSIGN(WireReport report, CheckCapture(empty.string()));
+  EXPECT_EQ(report.frames, 3);
+  EXPECT_EQ(report.rdma_packets(), 0);
+  EXPECT_EQ(WireCommand({"check", empty.string()}), kExitUsage);
 }
 
 TEST(WireCrcTest, KnownCheckValues) {

@@ -18,6 +18,7 @@ absl::StatusOr<WireReport> CheckCapture(const std::string& path, const WireCheck
   report.cut_short = read->cut_short;
   report.frames = packets.frames;
   report.truncated = packets.truncated;
+  report.roce_undecoded = packets.roce_undecoded;
   CheckRoce(packets.roce, options.path_mtu, report);
   CheckIwarp(packets.iwarp, report);
   for (const WireFlow& flow : report.flows) {

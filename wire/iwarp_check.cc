@@ -19,6 +19,7 @@ enum RdmapOpcode : int64_t {
 struct Stream {  // one TCP connection
   bool request_seen = false, reply_seen = false, reject = false, crc = false, markers = false, request_crc = false;
   bool undecoded = false;  // data the dissector could not read as FPDUs: MSNs start unseen
+  bool initiator_sent = false;  // the initiator's first FPDU was seen
   std::string initiator;
 };
 
@@ -58,6 +59,10 @@ std::string TerminateProblem(int64_t layer, int64_t type, int64_t code) {
       {{1, 1}, {0x00, 0x01, 0x02, 0x03, 0x04}},              // DDP tagged buffer error
       {{1, 2}, {0x01, 0x02, 0x03, 0x04, 0x05, 0x06}},        // DDP untagged buffer error
       {{2, 0}, {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07}},  // LLP: MPA errors (RFC 5044, RFC 6581)
+      // RFC 5040 §4.8 keeps error type 3 for the LLP's use: the hardware iWARP drivers send
+      // MPA errors as layer 2, type 3 (cxgb3/cxgb4 LAYER_MPA | DDP_LLP, nes, i40iw, irdma);
+      // siw as type 0. Both carry the MPA codes.
+      {{2, 3}, {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07}},
   };
   if (layer < 0 || layer > 2) return absl::StrCat("layer ", layer, " is not RDMAP (0), DDP (1) or LLP (2)");
   if (type == 0 && layer != 2) return "";
@@ -75,7 +80,7 @@ std::string TerminateText(int64_t layer, int64_t type, int64_t code) {
       {{0, 0}, "RDMAP local catastrophic error"}, {{0, 1}, "RDMAP remote protection error"},
       {{0, 2}, "RDMAP remote operation error"},   {{1, 0}, "DDP local catastrophic error"},
       {{1, 1}, "DDP tagged buffer error"},        {{1, 2}, "DDP untagged buffer error"},
-      {{2, 0}, "LLP (MPA) error"},
+      {{2, 0}, "LLP (MPA) error"},               {{2, 3}, "LLP (MPA) error"},
   };
   auto it = kTypes.find({layer, type});
   const std::string what =
@@ -202,6 +207,15 @@ class IwarpChecker {
     if (!stream.reply_seen || stream.reject) {
       Violation(pdu, "iwarp.mpa_startup", dir,
                 stream.reject ? "FPDU after the MPA reply rejected the connection" : "FPDU before the MPA reply");
+    } else if (pdu.src == stream.initiator) {
+      stream.initiator_sent = true;
+    } else if (!stream.initiator_sent && !stream.undecoded) {
+      // RFC 5044 §7 (connection setup): the responder sends no FPDU before it received one; RFC 6581's
+      // ready-to-receive message is how an initiator with nothing to send gives it one.
+      Violation(pdu, "iwarp.mpa_startup", dir,
+                absl::StrCat("the responder's FPDU comes before the initiator's first FPDU (", stream.initiator,
+                             " sends first)"));
+      stream.initiator_sent = true;  // one violation per connection
     }
     if (stream.crc && !stream.markers) {
       if (pdu.fpdu_crc == CrcCheck::kUnchecked) {

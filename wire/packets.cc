@@ -2,13 +2,18 @@
 
 #include <arpa/inet.h>
 
+#include <map>
+
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
 #include "wire/crc.h"
 #include "wire/ek_fields.h"
 
 namespace rdmacheck {
 namespace {
+
+constexpr uint64_t kRoceV2Port = 4791;  // IBTA Annex A17.2.1 (UDP destination port)
 
 void Put16(std::string& s, size_t at, uint64_t v) {
   s[at] = static_cast<char>((v >> 8) & 0xff);
@@ -42,9 +47,10 @@ bool PutAddresses(int family, const EkLayer& ip, const std::string& layer, std::
 // The IP and UDP headers as IBTA A17.8 feeds them to the ICRC: TOS/traffic class, TTL/hop
 // limit, IPv4 checksum, IPv6 flow label and the UDP checksum all ones. Rebuilt from the
 // dissected fields; nullopt for what the ICRC check does not handle (IPv4 options, fragments).
-std::optional<std::string> MaskedIpUdp(const nlohmann::json& layers, const EkLayer& udp) {
+std::optional<std::string> MaskedIpUdp(const std::optional<EkLayer>& ip, bool ipv6, const EkLayer& udp) {
+  if (!ip) return std::nullopt;
   std::string h;
-  if (std::optional<EkLayer> ip = First(layers, "ip")) {
+  if (!ipv6) {
     if (ip->NumberOr("ip.hdr_len", 0) != 20 || ip->NumberOr("ip.frag_offset", 1) != 0) return std::nullopt;
     h.assign(20, '\xff');
     h[0] = 0x45;
@@ -53,14 +59,12 @@ std::optional<std::string> MaskedIpUdp(const nlohmann::json& layers, const EkLay
     Put16(h, 6, ip->NumberOr("ip.flags", 0) << 13);
     h[9] = static_cast<char>(ip->NumberOr("ip.proto", 17));
     if (!PutAddresses(AF_INET, *ip, "ip", h, 12)) return std::nullopt;
-  } else if (std::optional<EkLayer> ip6 = First(layers, "ipv6")) {
+  } else {
     h.assign(40, '\xff');
     h[0] = 0x6f;
-    Put16(h, 4, ip6->NumberOr("ipv6.plen", 0));
-    h[6] = static_cast<char>(ip6->NumberOr("ipv6.nxt", 17));
-    if (!PutAddresses(AF_INET6, *ip6, "ipv6", h, 8)) return std::nullopt;
-  } else {
-    return std::nullopt;
+    Put16(h, 4, ip->NumberOr("ipv6.plen", 0));
+    h[6] = static_cast<char>(ip->NumberOr("ipv6.nxt", 17));
+    if (!PutAddresses(AF_INET6, *ip, "ipv6", h, 8)) return std::nullopt;
   }
   std::string u(8, '\xff');
   Put16(u, 0, udp.NumberOr("udp.srcport", 0));
@@ -79,37 +83,197 @@ std::pair<std::string, std::string> Addresses(const nlohmann::json& layers) {
   return {"?", "?"};
 }
 
-void DecodeRoce(const nlohmann::json& layers, const FrameInfo& frame, const EkLayer& udp, const EkLayer& ib,
-                CapturePackets& out) {
+// The frame's protocol chain ("eth:ethertype:ip:udp:infiniband") and, per position, which
+// instance of that layer it is in the EK layers (a tunnelled packet has two "ip" and "udp").
+struct Chain {
+  std::vector<std::string> names;
+  std::vector<size_t> instance;
+
+  explicit Chain(const std::string& protocols) {
+    std::map<std::string, size_t> seen;
+    for (absl::string_view name : absl::StrSplit(protocols, ':', absl::SkipEmpty())) {
+      names.emplace_back(name);
+      instance.push_back(seen[std::string(name)]++);
+    }
+  }
+  std::optional<size_t> Find(absl::string_view name, size_t from = 0) const {
+    for (size_t i = from; i < names.size(); ++i) {
+      if (names[i] == name) return i;
+    }
+    return std::nullopt;
+  }
+  bool Before(absl::string_view name, size_t at) const {
+    std::optional<size_t> i = Find(name);
+    return i && *i < at;
+  }
+  std::optional<EkLayer> Layer(const nlohmann::json& layers, size_t at) const {
+    std::vector<EkLayer> all = LayerInstances(layers, names[at]);
+    if (instance[at] >= all.size()) return std::nullopt;
+    return all[instance[at]];
+  }
+};
+
+uint32_t BigEndian(absl::string_view s, size_t at, int bytes) {
+  uint32_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | static_cast<unsigned char>(s[at + i]);
+  return v;
+}
+
+// What the rules read of the BTH and of the AETH and RETH behind it.
+struct Bth {
+  uint8_t opcode = 0;
+  bool ack_req = false;
+  uint32_t pad = 0, pkey = 0, dest_qp = 0, psn = 0;
+  std::optional<uint32_t> dma_length, syndrome, msn;
+};
+
+std::optional<Bth> BthFromFields(const EkLayer& ib) {
   std::optional<uint64_t> opcode = ib.Number("infiniband.bth.opcode");
-  if (!opcode) return;  // not even a BTH: nothing the rules can read
+  if (!opcode) return std::nullopt;  // not even a BTH: nothing the rules can read
+  Bth h;
+  h.opcode = static_cast<uint8_t>(*opcode);
+  h.ack_req = ib.Flag("infiniband.bth.a");
+  h.pad = ib.NumberOr("infiniband.bth.padcnt", 0);
+  h.pkey = ib.NumberOr("infiniband.bth.p_key", 0);
+  h.dest_qp = ib.NumberOr("infiniband.bth.destqp", 0);
+  h.psn = ib.NumberOr("infiniband.bth.psn", 0);
+  if (std::optional<uint64_t> len = ib.Number("infiniband.reth.dmalen")) h.dma_length = *len;
+  if (std::optional<uint64_t> syndrome = ib.Number("infiniband.aeth.syndrome")) {
+    h.syndrome = *syndrome;
+    h.msn = ib.NumberOr("infiniband.aeth.msn", 0);
+  }
+  return h;
+}
+
+// The same, read from the UDP payload of a RoCEv2 packet tshark decoded as something else:
+// fixed offsets (IBTA Vol 1 §9.2 BTH, §9.3.2 RETH, §9.3.5 AETH; XRC puts its XRCETH first).
+// nullopt when the bytes cannot be a BTH (fewer than 12, or a transport version not 0).
+std::optional<Bth> BthFromBytes(absl::string_view b) {
+  if (b.size() < 12 || (b[1] & 0x0f) != 0) return std::nullopt;
+  Bth h;
+  h.opcode = static_cast<uint8_t>(b[0]);
+  h.pad = (static_cast<unsigned char>(b[1]) >> 4) & 3;
+  h.pkey = BigEndian(b, 2, 2);
+  h.dest_qp = BigEndian(b, 5, 3);
+  h.ack_req = (b[8] & 0x80) != 0;
+  h.psn = BigEndian(b, 9, 3);
+  const IbOpcode o = DescribeOpcode(h.opcode);
+  const size_t ext = 12 + (o.service == IbService::kXrc ? 4 : 0);
+  const bool reth = o.op == IbOp::kReadRequest ||
+                    (o.op == IbOp::kWrite && (o.position == IbPosition::kFirst || o.position == IbPosition::kOnly));
+  if (o.service != IbService::kUd && reth && b.size() >= ext + 16) h.dma_length = BigEndian(b, ext + 12, 4);
+  if (o.service != IbService::kUd && o.has_aeth() && b.size() >= ext + 4) {
+    h.syndrome = static_cast<unsigned char>(b[ext]);
+    h.msn = BigEndian(b, ext + 1, 3);
+  }
+  return h;
+}
+
+std::optional<CmMessage> CmFrom(const EkLayer& ib) {
+  CmMessage m;
+  if (std::optional<uint64_t> qpn = ib.Number("infiniband.cm.req.localqpn")) {
+    m.kind = CmMessage::kReq;
+    m.local_qpn = *qpn;
+    m.start_psn = ib.NumberOr("infiniband.cm.req.startpsn", 0);
+  } else if (std::optional<uint64_t> qpn = ib.Number("infiniband.cm.rep.localqpn")) {
+    m.kind = CmMessage::kRep;
+    m.local_qpn = *qpn;
+    m.start_psn = ib.NumberOr("infiniband.cm.rep.startpsn", 0);
+  } else if (ib.Has("infiniband.cm.dreq.localcommid")) {
+    m.kind = CmMessage::kDreq;
+  } else {
+    return std::nullopt;
+  }
+  return m;
+}
+
+RocePacket FromBth(const Bth& h, const FrameInfo& frame, IbLink link) {
   RocePacket p;
   p.frame = frame;
-  std::tie(p.src, p.dst) = Addresses(layers);
+  p.link = link;
+  p.opcode = DescribeOpcode(h.opcode);
+  p.ack_req = h.ack_req;
+  p.pkey = h.pkey;
+  p.dest_qp = h.dest_qp;
+  p.psn = h.psn;
+  p.dma_length = h.dma_length;
+  p.syndrome = h.syndrome;
+  p.msn = h.msn;
+  return p;
+}
+
+// Payload bytes of a transport packet whose BTH onwards (to the ICRC) is `transport_bytes` long.
+int64_t PayloadBytes(int64_t transport_bytes, const IbOpcode& opcode, uint32_t pad) {
+  const int64_t payload = transport_bytes - 12 - opcode.header_bytes - pad - 4;
+  return payload >= 0 ? payload : -1;
+}
+
+// RoCEv2: the UDP header at chain position `at` (destination port 4791, or source port 4791
+// with tshark's InfiniBand layer behind it), its IP header just before it.
+void DecodeRoceV2(const nlohmann::json& layers, const FrameInfo& frame, const Chain& chain, size_t at,
+                  CapturePackets& out) {
+  const EkLayer udp = *chain.Layer(layers, at);
+  std::optional<std::string> bytes = udp.Bytes("udp.payload");
+  std::optional<Bth> h;
+  std::optional<EkLayer> ib;
+  const bool decoded = at + 1 < chain.names.size() && chain.names[at + 1] == "infiniband";
+  if (decoded) {
+    ib = chain.Layer(layers, at + 1);
+    if (ib) h = BthFromFields(*ib);
+  } else if (bytes) {
+    h = BthFromBytes(*bytes);
+  }
+  if (!h) return;
+  RocePacket p = FromBth(*h, frame, IbLink::kRoceV2);
+  if (ib) p.cm = CmFrom(*ib);
+  p.bth_from_bytes = !decoded;
+  if (!decoded) ++out.roce_undecoded;
+  const bool ipv6 = at > 0 && chain.names[at - 1] == "ipv6";
+  std::optional<EkLayer> ip;
+  if (at > 0 && (ipv6 || chain.names[at - 1] == "ip")) ip = chain.Layer(layers, at - 1);
+  if (ip) {
+    const std::string family = ipv6 ? "ipv6" : "ip";
+    p.src = ip->Text(family + ".src").value_or("?");
+    p.dst = ip->Text(family + ".dst").value_or("?");
+  } else {
+    p.src = p.dst = "?";
+  }
   p.sport = udp.NumberOr("udp.srcport", 0);
   p.dport = udp.NumberOr("udp.dstport", 0);
-  p.opcode = DescribeOpcode(static_cast<uint8_t>(*opcode));
-  p.ack_req = ib.Flag("infiniband.bth.a");
-  p.pkey = ib.NumberOr("infiniband.bth.p_key", 0);
-  p.dest_qp = ib.NumberOr("infiniband.bth.destqp", 0);
-  p.psn = ib.NumberOr("infiniband.bth.psn", 0);
   const int64_t udp_length = udp.NumberOr("udp.length", 0);
-  const int64_t payload =
-      udp_length - 8 - 12 - p.opcode.header_bytes - static_cast<int64_t>(ib.NumberOr("infiniband.bth.padcnt", 0)) - 4;
-  p.payload = payload >= 0 ? payload : -1;
-  if (std::optional<uint64_t> len = ib.Number("infiniband.reth.dmalen")) p.dma_length = *len;
-  if (std::optional<uint64_t> syndrome = ib.Number("infiniband.aeth.syndrome")) {
-    p.syndrome = *syndrome;
-    p.msn = ib.NumberOr("infiniband.aeth.msn", 0);
-  }
-  std::optional<std::string> bytes = udp.Bytes("udp.payload");
-  std::optional<std::string> masked = MaskedIpUdp(layers, udp);
+  p.payload = PayloadBytes(udp_length - 8, p.opcode, h->pad);
+  std::optional<std::string> masked = MaskedIpUdp(ip, ipv6, udp);
   if (!frame.truncated && bytes && masked && static_cast<int64_t>(bytes->size()) == udp_length - 8 &&
       bytes->size() >= 16) {
     std::string ib_bytes = bytes->substr(0, bytes->size() - 4);
     p.icrc_sent = LittleEndian32(*bytes, bytes->size() - 4);
     p.icrc_computed = RoceIcrc(*masked, ib_bytes);
     p.icrc = p.icrc_sent == p.icrc_computed ? CrcCheck::kGood : CrcCheck::kBad;
+  }
+  out.roce.push_back(std::move(p));
+}
+
+// RoCEv1 (GRH + BTH over Ethernet) and native InfiniBand (LRH [+ GRH] + BTH): the same
+// transport headers, addressed by GID or LID. Their ICRC (and the VCRC) is not checked.
+void DecodeIbTransport(const FrameInfo& frame, const EkLayer& ib, IbLink link, CapturePackets& out) {
+  std::optional<Bth> h = BthFromFields(ib);
+  if (!h) return;
+  RocePacket p = FromBth(*h, frame, link);
+  p.cm = CmFrom(ib);
+  if (link == IbLink::kRoceV1) {
+    p.src = ib.Text("infiniband.grh.sgid").value_or("?");
+    p.dst = ib.Text("infiniband.grh.dgid").value_or("?");
+    if (std::optional<uint64_t> len = ib.Number("infiniband.grh.paylen")) {
+      p.payload = PayloadBytes(static_cast<int64_t>(*len), p.opcode, h->pad);
+    }
+  } else {
+    p.src = absl::StrCat("lid ", ib.NumberOr("infiniband.lrh.slid", 0));
+    p.dst = absl::StrCat("lid ", ib.NumberOr("infiniband.lrh.dlid", 0));
+    // LRH PktLen: 4-byte words from the LRH to the ICRC (the VCRC is not counted).
+    const int64_t grh = ib.NumberOr("infiniband.lrh.lnh", 0) == 3 ? 40 : 0;
+    if (std::optional<uint64_t> words = ib.Number("infiniband.lrh.pktlen")) {
+      p.payload = PayloadBytes(static_cast<int64_t>(*words) * 4 - 8 - grh, p.opcode, h->pad);
+    }
   }
   out.roce.push_back(std::move(p));
 }
@@ -222,21 +386,50 @@ uint32_t RoceIcrc(const std::string& masked_ip_udp, const std::string& ib_withou
   return Crc32(b);
 }
 
+const char* IbLinkName(IbLink link) {
+  switch (link) {
+    case IbLink::kRoceV2: return "RoCEv2";
+    case IbLink::kRoceV1: return "RoCEv1";
+    case IbLink::kInfiniBand: return "InfiniBand";
+  }
+  return "?";
+}
+
 void DecodePacket(const nlohmann::json& layers, CapturePackets& out) {
   FrameInfo frame;
+  std::string protocols;
   if (std::optional<EkLayer> f = First(layers, "frame")) {
     frame.number = f->NumberOr("frame.number", 0);
     absl::SimpleAtod(f->Text("frame.time_epoch").value_or("0"), &frame.time);
     frame.truncated = f->NumberOr("frame.cap_len", 0) < f->NumberOr("frame.len", 0);
+    protocols = f->Text("frame.protocols").value_or("");
   }
   ++out.frames;
   if (frame.truncated) ++out.truncated;
+  const Chain chain(protocols);
+  // A BTH before any UDP header: native InfiniBand, or RoCEv1 behind an Ethernet header.
+  // Whatever IP it carries (IP over InfiniBand) is its payload.
+  if (std::optional<size_t> ib = chain.Find("infiniband"); ib && !chain.Before("udp", *ib)) {
+    const IbLink link = chain.Before("eth", *ib) ? IbLink::kRoceV1 : IbLink::kInfiniBand;
+    if (std::optional<EkLayer> layer = chain.Layer(layers, *ib)) DecodeIbTransport(frame, *layer, link, out);
+    return;
+  }
+  // RoCEv2: the innermost UDP header to port 4791 (a tunnel's outer one goes to 4789 or
+  // 6081), or one from port 4791 that tshark found a BTH behind.
+  std::optional<size_t> roce;
+  for (std::optional<size_t> at = chain.Find("udp"); at; at = chain.Find("udp", *at + 1)) {
+    std::optional<EkLayer> udp = chain.Layer(layers, *at);
+    if (!udp) continue;
+    const bool ib_behind = *at + 1 < chain.names.size() && chain.names[*at + 1] == "infiniband";
+    if (udp->NumberOr("udp.dstport", 0) == kRoceV2Port || (ib_behind && udp->NumberOr("udp.srcport", 0) == kRoceV2Port)) {
+      roce = *at;
+    }
+  }
   // An ICMP error quotes the head of the packet it answers: not a packet on the wire.
-  if (layers.contains("icmp") || layers.contains("icmpv6")) return;
-  std::optional<EkLayer> udp = First(layers, "udp");
-  std::optional<EkLayer> ib = First(layers, "infiniband");
-  if (udp && ib) {
-    DecodeRoce(layers, frame, *udp, *ib, out);
+  const size_t transport = roce ? *roce : chain.Find("tcp").value_or(chain.names.size());
+  if (chain.Before("icmp", transport) || chain.Before("icmpv6", transport)) return;
+  if (roce) {
+    DecodeRoceV2(layers, frame, chain, *roce, out);
   } else if (std::optional<EkLayer> tcp = First(layers, "tcp")) {
     DecodeIwarp(layers, frame, *tcp, out);
   }

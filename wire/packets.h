@@ -1,6 +1,18 @@
 // The packets of a capture as the rules read them, decoded from tshark's fields (the
 // dissectors do the parsing; this only picks the fields and computes the two CRCs, which
 // Wireshark 4.0 does not verify for RoCEv2 and reports only as text for MPA).
+//
+// Which packets carry an InfiniBand transport (BTH) is decided by where the BTH sits, from
+// the frame's protocol chain (frame.protocols), never by tshark's port guesses alone:
+//   RoCEv2       UDP destination port 4791 with a BTH right after the UDP header — also when
+//                tshark named the payload after the *source* port (e.g. 69, TFTP): then the
+//                BTH is read from the UDP payload's first bytes (IbLink counts those);
+//                or a BTH tshark found after a UDP header from source port 4791 (a packet
+//                sent to the wrong port: roce.udp_port)
+//   RoCEv1       Ethernet type 0x8915: GRH + BTH
+//   InfiniBand   a native capture (ibdump, ERF): LRH [+ GRH] + BTH. IP over InfiniBand
+//                inside it is the payload of a UD or RC SEND, never RoCE.
+// In a VXLAN/Geneve tunnel the inner IP and UDP headers are the RoCEv2 ones.
 #ifndef RDMACHECK_WIRE_PACKETS_H_
 #define RDMACHECK_WIRE_PACKETS_H_
 
@@ -22,9 +34,24 @@ struct FrameInfo {
   bool truncated = false;  // frame.cap_len < frame.len
 };
 
+// How a packet with a BTH reached the capture.
+enum class IbLink { kRoceV2, kRoceV1, kInfiniBand };
+const char* IbLinkName(IbLink link);  // "RoCEv2", "RoCEv1", "InfiniBand"
+
+// A connection management message (IBTA Vol 1 §12.6, MADs on QP1): REQ and REP carry the
+// sender's QP number and the PSN its requests start at; DREQ begins the disconnect.
+struct CmMessage {
+  enum Kind { kReq, kRep, kDreq };
+  Kind kind = kReq;
+  uint32_t local_qpn = 0;
+  uint32_t start_psn = 0;
+};
+
 struct RocePacket {
   FrameInfo frame;
-  std::string src, dst;  // IP addresses
+  IbLink link = IbLink::kRoceV2;
+  bool bth_from_bytes = false;  // RoCEv2 tshark decoded as another protocol: BTH read from the bytes
+  std::string src, dst;  // IP addresses; RoCEv1: GIDs; InfiniBand: "lid N"
   uint32_t sport = 0, dport = 0;
   IbOpcode opcode;
   bool ack_req = false;
@@ -36,6 +63,7 @@ struct RocePacket {
   std::optional<uint32_t> syndrome, msn;  // AETH
   CrcCheck icrc = CrcCheck::kUnchecked;
   uint32_t icrc_sent = 0, icrc_computed = 0;
+  std::optional<CmMessage> cm;  // a CM MAD tshark decoded (UD SEND to QP1)
 };
 
 struct IwarpPdu {
@@ -71,6 +99,7 @@ struct IwarpPdu {
 struct CapturePackets {
   int64_t frames = 0;
   int64_t truncated = 0;
+  int64_t roce_undecoded = 0;  // UDP to port 4791 that tshark did not decode as InfiniBand
   std::vector<RocePacket> roce;
   std::vector<IwarpPdu> iwarp;
 };

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -41,6 +42,8 @@ struct ReadProgress {
   int64_t next = 0;     // PSN the next response packet must carry
   uint64_t bytes = 0;
   int64_t packets = 0;
+  bool replay = false;  // answered from the middle (ReplayFromTheMiddle)
+  bool replay_reported = false;
 };
 
 enum class Open { kNone, kSend, kWrite, kUnknown };
@@ -53,6 +56,10 @@ struct Flow {
   uint32_t mtu = 0;  // inferred path MTU of the connection (0: not yet seen)
   // This flow as a requester.
   std::optional<int64_t> last_psn;  // unwrapped PSN of its latest request
+  std::optional<int64_t> first_psn;  // unwrapped PSN of its first request in the capture
+  // The operation each PSN carried (a READ: every PSN its responses take), so that a PSN
+  // that goes back is a retransmission only when it carried the same operation before.
+  std::map<int64_t, IbOp> carried;
   int64_t highest_psn = 0;          // the highest PSN it sent (a READ: its last response PSN)
   int64_t expected_min = 0, expected_max = -1;  // the next request's PSN (a range after a READ of unknown MTU)
   Open open = Open::kNone;
@@ -63,8 +70,21 @@ struct Flow {
   std::optional<int64_t> estimated_read;  // key in `requests` of a READ whose PSN count was a guess
   std::optional<uint32_t> response_qp;  // where the responses to its requests go
   std::optional<std::pair<int64_t, uint32_t>> acked;  // PSN acknowledged through, and the MSN then
+  std::optional<uint32_t> msn_if_one_off;  // after a wrong MSN: the MSN then had it been a one-off
   // This flow as a responder: the request flow its responses answer.
   std::string answers;
+  // A connection its CM exchange began (REQ and REP): where its requests start, the flow
+  // its responses answer, and where that flow's requests start.
+  std::optional<int64_t> start_psn, peer_start_psn;
+  std::string paired;
+  int64_t cm_frame = 0;
+};
+
+// What a CM REP announced for a flow (applied when the flow's first packet comes).
+struct Announced {
+  int64_t start_psn = 0, peer_start_psn = 0;
+  std::string paired;
+  int64_t frame = 0;
 };
 
 class RoceChecker {
@@ -74,8 +94,12 @@ class RoceChecker {
   void Check(const RocePacket& p) {
     Flow& flow = FlowOf(p);
     CountPacket(report_, flow.summary, p.frame.number, p.frame.time, p.opcode.name);
-    ++report_.roce_packets;
-    if (p.dport != kRoceV2Port) {
+    switch (p.link) {
+      case IbLink::kRoceV2: ++report_.roce_packets; break;
+      case IbLink::kRoceV1: ++report_.rocev1_packets; break;
+      case IbLink::kInfiniBand: ++report_.ib_packets; break;
+    }
+    if (p.link == IbLink::kRoceV2 && p.dport != kRoceV2Port) {
       Violation(p, "roce.udp_port", flow,
                 absl::StrCat("UDP destination port ", p.dport, " (source port ", p.sport,
                              "): RoCEv2 packets go to port 4791"));
@@ -89,6 +113,7 @@ class RoceChecker {
                   absl::StrFormat("ICRC 0x%08x, the packet's is 0x%08x", p.icrc_sent, p.icrc_computed));
       }
     }
+    if (p.cm) OnCm(p);
     if (!p.opcode.defined()) {
       Violation(p, "roce.opcode_sequence", flow, absl::StrCat(p.opcode.name, " is not a defined opcode"));
       return;
@@ -114,15 +139,28 @@ class RoceChecker {
   }
 
  private:
+  static const char* Transport(IbLink link) {
+    return link == IbLink::kRoceV2 ? "roce" : link == IbLink::kRoceV1 ? "rocev1" : "infiniband";
+  }
+
+  static std::string FlowId(IbLink link, const std::string& src, const std::string& dst, uint32_t qp) {
+    return absl::StrFormat("%s %s > %s qp 0x%06x", link == IbLink::kInfiniBand ? "ib" : Transport(link), src, dst, qp);
+  }
+
   Flow& FlowOf(const RocePacket& p) {
-    const std::string id = absl::StrFormat("roce %s > %s qp 0x%06x", p.src, p.dst, p.dest_qp);
+    const char* transport = Transport(p.link);
+    const std::string id = FlowId(p.link, p.src, p.dst, p.dest_qp);
     auto [it, inserted] = flows_.try_emplace(id);
     if (inserted) {
       it->second.id = id;
+      if (auto a = announced_.find(id); a != announced_.end()) {
+        Apply(it->second, a->second);
+        announced_.erase(a);
+      }
       it->second.summary = report_.flows.size();
       WireFlow summary;
       summary.id = id;
-      summary.transport = "roce";
+      summary.transport = transport;
       summary.src = p.src;
       summary.dst = p.dst;
       summary.dest_qp = p.dest_qp;
@@ -131,6 +169,49 @@ class RoceChecker {
       by_direction_[{p.src, p.dst}].push_back(id);
     }
     return it->second;
+  }
+
+  // Connection boundaries from the CM exchange: a REP answering a REQ begins a connection
+  // between the REQ's QP (on its sender) and the REP's QP: the two flows start afresh (a QP
+  // number used again is a new connection), paired, with the starting PSNs the two gave.
+  void OnCm(const RocePacket& p) {
+    const CmMessage& m = *p.cm;
+    if (m.kind == CmMessage::kReq) {
+      reqs_[{p.src, p.dst}] = {m.start_psn, m.local_qpn, p.frame.number};
+      return;
+    }
+    if (m.kind != CmMessage::kRep) return;
+    auto req = reqs_.find({p.dst, p.src});
+    if (req == reqs_.end()) return;
+    const auto [req_start, req_qpn, req_frame] = req->second;
+    reqs_.erase(req);
+    const std::string to_rep = FlowId(p.link, p.dst, p.src, m.local_qpn);  // the REQ sender's packets
+    const std::string to_req = FlowId(p.link, p.src, p.dst, req_qpn);      // the REP sender's packets
+    // Each side's Starting PSN is the one its peer's requests start from, as the wire shows
+    // it for Linux's ib_cm (rdma_cm over rxe) and IPoIB connected mode alike: the REQ
+    // sender's first request carries the REP's PSN.
+    Begin(to_rep, {m.start_psn, req_start, to_req, p.frame.number});
+    Begin(to_req, {req_start, m.start_psn, to_rep, req_frame});
+  }
+
+  void Begin(const std::string& id, const Announced& a) {
+    auto it = flows_.find(id);
+    if (it == flows_.end()) {
+      announced_[id] = a;
+      return;
+    }
+    Flow fresh;
+    fresh.id = it->second.id;
+    fresh.summary = it->second.summary;
+    it->second = std::move(fresh);
+    Apply(it->second, a);
+  }
+
+  static void Apply(Flow& flow, const Announced& a) {
+    flow.start_psn = a.start_psn;
+    flow.peer_start_psn = a.peer_start_psn;
+    flow.paired = a.paired;
+    flow.cm_frame = a.frame;
   }
 
   void Violation(const RocePacket& p, absl::string_view rule, const Flow& flow, std::string message) {
@@ -170,6 +251,11 @@ class RoceChecker {
     CheckPayload(p, flow, flow);
     if (ud) return;  // one packet per message; the PSN is not checked by the receiver
     const int64_t u = flow.last_psn ? Unwrap(*flow.last_psn, p.psn) : p.psn;
+    if (!flow.last_psn && flow.start_psn && u != *flow.start_psn) {
+      Violation(p, "roce.psn", flow,
+                absl::StrCat("the connection's first request has PSN ", Psn(u), "; its CM exchange (frame ",
+                             flow.cm_frame, ") gave starting PSN ", Psn(*flow.start_psn)));
+    }
     if (flow.expected_max >= flow.expected_min && flow.last_psn) {
       if (u > flow.expected_max) {
         Violation(p, "roce.psn", flow,
@@ -178,7 +264,11 @@ class RoceChecker {
                                ": ", u - flow.expected_max, " PSN(s) skipped"));
       } else if (u < flow.expected_min) {
         if (reliable) {
-          ++report_.flows[flow.summary].retransmissions;  // go back N: a retransmission
+          if (std::string wrong = NotARetransmission(p, flow, u); !wrong.empty()) {
+            Violation(p, "roce.psn", flow, wrong);
+          } else {
+            ++report_.flows[flow.summary].retransmissions;  // go back N: a retransmission
+          }
           flow.open = Open::kUnknown;
         } else {
           Violation(p, "roce.psn", flow,
@@ -219,14 +309,37 @@ class RoceChecker {
       const int64_t first = p.opcode.position == IbPosition::kLast && flow.message_first <= u ? flow.message_first : u;
       flow.requests[u + consumed_max - 1] = {first, u + consumed_max - 1, p.frame.number};
     }
+    for (int64_t psn = u; psn < u + consumed_max; ++psn) flow.carried[psn] = p.opcode.op;
+    if (!flow.first_psn) flow.first_psn = u;
     flow.highest_psn = flow.last_psn ? std::max(flow.highest_psn, u + consumed_max - 1) : u + consumed_max - 1;
     flow.last_psn = u;
     flow.expected_min = u + consumed_min;
     flow.expected_max = u + consumed_max;
   }
 
+  // Why a request whose PSN goes back is no retransmission ("" when it is one): a
+  // retransmission repeats a PSN that carried the same operation (a READ may be re-sent
+  // from any PSN of its response, IBTA Vol 1 §9.7.5.1.6). PSNs before the capture's first
+  // request of the flow are unknown and pass.
+  static std::string NotARetransmission(const RocePacket& p, const Flow& flow, int64_t u) {
+    if (!flow.first_psn || u < *flow.first_psn) return "";
+    auto it = flow.carried.find(u);
+    if (it == flow.carried.end()) {
+      return absl::StrCat(p.opcode.name, " at PSN ", Psn(u), ", back from ", Psn(flow.expected_min),
+                          ": no request carried that PSN, so it is no retransmission");
+    }
+    if (it->second != p.opcode.op) {
+      return absl::StrCat(p.opcode.name, " at PSN ", Psn(u), ", back from ", Psn(flow.expected_min), ": that PSN ",
+                          it->second == IbOp::kReadRequest ? "belongs to an earlier RDMA READ (its responses take it)"
+                                                           : "carried another operation",
+                          ", so this is a new request on a consumed PSN, not a retransmission");
+    }
+    return "";
+  }
+
   // Moves the request whose last PSN is `key` to end at `last`.
   static void TrimRequest(Flow& flow, int64_t key, int64_t last) {
+    for (int64_t psn = last + 1; psn <= key; ++psn) flow.carried.erase(psn);  // PSNs it did not take after all
     auto node = flow.requests.extract(key);
     node.key() = last;
     node.mapped().last = last;
@@ -268,6 +381,10 @@ class RoceChecker {
   // The request flow whose requests `p` answers: the one already paired with `flow` if its
   // requests cover p's PSN, else the one that sent a covering request last.
   Flow* Answered(const RocePacket& p, Flow& flow) {
+    if (!flow.paired.empty()) {  // the CM exchange said which
+      auto it = flows_.find(flow.paired);
+      return it == flows_.end() ? nullptr : &it->second;
+    }
     Flow* best = nullptr;
     int64_t best_frame = -1;
     for (const std::string& id : by_direction_[{p.dst, p.src}]) {
@@ -293,7 +410,16 @@ class RoceChecker {
       if (syndrome_ok) RecordFault(p, flow);
     }
     Flow* r = Answered(p, flow);
-    if (r == nullptr) return;  // its request is not in the capture
+    if (r == nullptr || !r->last_psn) {
+      // Its request is not in the capture — or, on a connection whose beginning is, was never sent.
+      if (flow.peer_start_psn && p.opcode.op == IbOp::kAck && syndrome_ok && p.syndrome && (*p.syndrome >> 5) == 0) {
+        Violation(p, "roce.ack_msn", flow,
+                  absl::StrCat(p.opcode.name, " acknowledges PSN ", Psn(p.psn), " before any request of the connection "
+                               "was sent (its CM exchange, frame ", flow.cm_frame, ", starts the requests at PSN ",
+                               Psn(*flow.peer_start_psn), ")"));
+      }
+      return;
+    }
     if (!r->response_qp) {
       r->response_qp = p.dest_qp;
     } else if (*r->response_qp != p.dest_qp) {
@@ -365,18 +491,27 @@ class RoceChecker {
       it->second.packets = 0;
       r.active_read = u;
     } else if (!r.active_read || r.reads.at(*r.active_read).next != u) {
-      Violation(p, "roce.read_response", flow,
-                r.active_read ? absl::StrCat(p.opcode.name, " at PSN ", Psn(u), ", expected PSN ",
-                                             Psn(r.reads.at(*r.active_read).next))
-                              : absl::StrCat(p.opcode.name, " at PSN ", Psn(u), " without a READ response First"));
-      r.active_read.reset();
-      return;
+      if (ReplayFromTheMiddle(p, flow, r, u)) {
+        // reported once; its later packets follow it PSN by PSN
+      } else {
+        Violation(p, "roce.read_response", flow,
+                  r.active_read ? absl::StrCat(p.opcode.name, " at PSN ", Psn(u), ", expected PSN ",
+                                               Psn(r.reads.at(*r.active_read).next))
+                                : absl::StrCat(p.opcode.name, " at PSN ", Psn(u), " without a READ response First"));
+        r.active_read.reset();
+        return;
+      }
     }
     ReadProgress& read = r.reads.at(*r.active_read);
     read.next = u + 1;
     read.bytes += p.payload > 0 ? p.payload : 0;
     ++read.packets;
     if (!p.opcode.ends_message()) return;
+    if (read.replay) {  // a replay carries part of the message: its length is not judged again
+      read.replay = false;
+      r.active_read.reset();
+      return;
+    }
     if (r.estimated_read && *r.estimated_read == read.last && u < read.last && u >= *r.active_read) {
       TrimRequest(r, read.last, u);
       r.estimated_read.reset();
@@ -392,6 +527,26 @@ class RoceChecker {
                              " bytes at path MTU ", mtu, "; expected ", ReadPackets(read.length, mtu)));
     }
     r.active_read.reset();
+  }
+
+  // A Middle or Last inside a READ's response PSNs with no First before it: the responder
+  // replays a response from the middle (rxe answers a READ re-sent from the middle so). One
+  // violation for the replay, not one per packet: its packets are then followed PSN by PSN.
+  bool ReplayFromTheMiddle(const RocePacket& p, const Flow& flow, Flow& r, int64_t u) {
+    auto it = r.reads.upper_bound(u);
+    if (it == r.reads.begin()) return false;
+    --it;
+    if (u > it->second.last) return false;
+    if (!it->second.replay_reported) {  // once per READ request, however the replay interleaves
+      Violation(p, "roce.read_response", flow,
+                absl::StrCat(p.opcode.name, " at PSN ", Psn(u), " without a READ response First: the response to the "
+                             "READ at PSN ", Psn(it->first), " replayed from the middle (reported once per READ)"));
+      it->second.replay_reported = true;
+    }
+    it->second.next = u;
+    it->second.replay = true;
+    r.active_read = it->first;
+    return true;
   }
 
   // The MSN counts the messages the responder completed: between two ACKs it advances by
@@ -413,13 +568,22 @@ class RoceChecker {
         int64_t completed = 0;
         for (auto it = r.requests.upper_bound(base); it != r.requests.end() && it->first <= through; ++it) ++completed;
         const uint32_t expected = (base_msn + completed) & (kPsnSpace - 1);
+        // After a wrong MSN the count goes on from either: the one seen (the responder lost
+        // or gained a count for good) or the one expected (a one-off). One fault, one violation.
+        if (msn != expected && r.msn_if_one_off && msn == ((*r.msn_if_one_off + completed) & (kPsnSpace - 1))) {
+          r.msn_if_one_off.reset();
+          r.acked = {through, msn};
+          return;
+        }
         if (msn != expected) {
           Violation(p, "roce.ack_msn", flow,
                     absl::StrCat(p.opcode.name, " PSN ", Psn(u), " has MSN ", msn, ", expected ", expected, ": ",
                                  completed, " message(s) end after PSN ", Psn(base), " (MSN ", base_msn, ")"));
-          r.acked = {through, expected};  // the next ACK is judged by the count, not by this MSN
+          r.msn_if_one_off = expected;
+          r.acked = {through, msn};
           return;
         }
+        r.msn_if_one_off.reset();
       } else if (through == base ? msn != base_msn : ((msn - base_msn) & (kPsnSpace - 1)) >= kPsnSpace / 2) {
         Violation(p, "roce.ack_msn", flow,
                   absl::StrCat(p.opcode.name, " PSN ", Psn(u), " has MSN ", msn, " after MSN ", base_msn,
@@ -433,6 +597,9 @@ class RoceChecker {
   const uint32_t path_mtu_;
   WireReport& report_;
   std::map<std::string, Flow> flows_;
+  std::map<std::string, Announced> announced_;  // by flow id, for flows not seen yet
+  // The last CM REQ from one address to another: its starting PSN, QP number and frame.
+  std::map<std::pair<std::string, std::string>, std::tuple<int64_t, uint32_t, int64_t>> reqs_;
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> by_direction_;
 };
 

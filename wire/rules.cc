@@ -11,7 +11,8 @@ const std::vector<WireRule>& WireRules() {
        "IBTA Annex A17.8 (ICRC for RoCEv2), Vol 1 §7.8 (invariant CRC)"},
       {"roce.psn", "roce",
        "per QP and direction, request PSNs advance by one per packet modulo 2^24 (a READ by its response count); "
-       "an RC retransmission goes back, never forward",
+       "an RC retransmission goes back, never forward, to a PSN that carried the same operation before (a READ's "
+       "response PSNs carry only a READ again)",
        "IBTA Vol 1 §9.2 (BTH PSN), §9.7 (reliable service: PSN sequence, READ PSN space, duplicates)"},
       {"roce.opcode_sequence", "roce",
        "opcodes are defined and legal for the QP type; a message is First, Middle*, Last or Only, never interleaved",
@@ -19,13 +20,16 @@ const std::vector<WireRule>& WireRules() {
       {"roce.payload_size", "roce",
        "First and Middle packets carry exactly the path MTU, Last and Only no more than it",
        "IBTA Vol 1 §9.6 (packet length checks), §9.7 (packet payload and the path MTU)"},
+      // Advisory: §9.7's words on AckReq in a message's last packet are guidance to the
+      // requester (a responder ACKs coalesced messages anyway), not a receiver check.
       {"roce.ackreq", "roce", "the last packet of an RC SEND or RDMA WRITE message has AckReq set",
-       "IBTA Vol 1 §9.2 (BTH AckReq), §9.7 (requester behaviour)"},
+       "IBTA Vol 1 §9.2 (BTH AckReq), §9.7 (requester behaviour)", WireRule::kAdvisory},
       {"roce.aeth_syndrome", "roce",
        "every AETH syndrome is an ACK, an RNR NAK or a NAK with a defined code; READ responses and atomic ACKs carry an ACK",
        "IBTA Vol 1 §9.3 (AETH syndrome encoding), §9.7.5.1 (ACK/NAK)"},
       {"roce.ack_msn", "roce",
-       "an ACK/NAK acknowledges a PSN that was sent, and its MSN advances by the messages it completes",
+       "an ACK/NAK acknowledges a PSN that was sent, and its MSN advances by the messages it completes (after a wrong "
+       "MSN the count resumes from the one seen: one fault, one violation)",
        "IBTA Vol 1 §9.7.5.1 (ACK/NAK: PSN and MSN)"},
       {"roce.read_response", "roce",
        "READ responses start at the request's PSN, follow it PSN by PSN, and carry exactly its DMA length",
@@ -38,7 +42,8 @@ const std::vector<WireRule>& WireRules() {
       // iWARP: MPA over TCP (RFC 5044, RFC 6581), DDP (RFC 5041), RDMAP (RFC 5040, RFC 7306).
       {"iwarp.mpa_startup", "iwarp",
        "the MPA request and reply (key, revision 1 or 2, reserved bits, private data length <= 512 and as sent, "
-       "CRC flag) precede any DDP data, and nothing follows a rejecting reply",
+       "CRC flag) precede any DDP data, the initiator sends the first FPDU (the responder waits for it), and "
+       "nothing follows a rejecting reply",
        "RFC 5044 §7 (connection setup: MPA request and reply frames); RFC 6581 (MPA revision 2)"},
       {"iwarp.mpa_crc", "iwarp", "when the MPA reply negotiated CRCs, every FPDU's CRC32c matches",
        "RFC 5044 §4 (FPDU format and CRC32c)"},
@@ -67,7 +72,11 @@ const std::vector<WireRule>& WireRules() {
 nlohmann::json WireRulesJson() {
   nlohmann::json rules = nlohmann::json::array();
   for (const WireRule& r : WireRules()) {
-    rules.push_back({{"id", r.id}, {"transport", r.transport}, {"title", r.title}, {"reference", r.reference}});
+    rules.push_back({{"id", r.id},
+                     {"transport", r.transport},
+                     {"title", r.title},
+                     {"reference", r.reference},
+                     {"severity", r.severity}});
   }
   return rules;
 }

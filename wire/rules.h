@@ -14,14 +14,20 @@ namespace rdmacheck {
 
 struct WireRule {
   absl::string_view id;         // "roce.psn"
-  absl::string_view transport;  // "roce" or "iwarp"
+  absl::string_view transport;  // "roce" (RoCEv2, RoCEv1 and native InfiniBand alike) or "iwarp"
   absl::string_view title;      // what holds on a good wire
   absl::string_view reference;  // "IBTA Vol 1 §9.7.1"
+  // "violation": the spec requires it, a breach fails the check (exit 1); "advisory": the
+  // spec's wording reads as guidance to a requester, a breach is reported and fails nothing.
+  absl::string_view severity = kViolation;
+
+  static constexpr absl::string_view kViolation = "violation";
+  static constexpr absl::string_view kAdvisory = "advisory";
 };
 
 const std::vector<WireRule>& WireRules();
 
-// The table as JSON: [{"id", "transport", "title", "reference"}, ...].
+// The table as JSON: [{"id", "transport", "title", "reference", "severity"}, ...].
 nlohmann::json WireRulesJson();
 
 // The rule with `id`; a rule id the checkers use but the table lacks is a programming error

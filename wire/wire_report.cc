@@ -10,8 +10,9 @@ namespace rdmacheck {
 
 void AddViolation(WireReport& report, int64_t frame, double time, absl::string_view rule, const std::string& flow,
                   std::string message) {
-  report.violations.push_back(
-      {frame, time, std::string(rule), flow, std::move(message), std::string(WireRuleById(rule).reference)});
+  const WireRule& r = WireRuleById(rule);
+  report.violations.push_back({frame, time, std::string(rule), flow, std::move(message), std::string(r.reference),
+                               std::string(r.severity)});
 }
 
 void CountPacket(WireReport& report, size_t index, int64_t frame, double time, const std::string& opcode) {
@@ -58,7 +59,8 @@ nlohmann::json ViolationsJson(const std::vector<WireViolation>& violations) {
                     {"rule", v.rule},
                     {"flow", v.flow},
                     {"message", v.message},
-                    {"reference", v.reference}});
+                    {"reference", v.reference},
+                    {"severity", v.severity}});
   }
   return json;
 }
@@ -108,6 +110,9 @@ nlohmann::json WireReportJson(const WireReport& report) {
           {"cut_short", report.cut_short},
           {"frames", report.frames},
           {"roce_packets", report.roce_packets},
+          {"roce_undecoded", report.roce_undecoded},
+          {"rocev1_packets", report.rocev1_packets},
+          {"ib_packets", report.ib_packets},
           {"iwarp_pdus", report.iwarp_pdus},
           {"truncated", report.truncated},
           {"iwarp_undecoded", report.iwarp_undecoded},
@@ -121,22 +126,29 @@ nlohmann::json WireReportJson(const WireReport& report) {
 }
 
 std::string WireReportText(const WireReport& report) {
-  std::string out = absl::StrCat(report.capture, ": ", report.frames, " frames, ", report.roce_packets,
-                                  " RoCEv2 packets, ", report.iwarp_pdus, " iWARP PDUs (", report.iwarp_undecoded, " undecoded) in ", report.flows.size(),
-                                  " flows; CRC checked on ", report.crc_checked, ", not checkable on ",
-                                  report.crc_unchecked, " (", report.truncated, " frames cut by the snap length); ",
-                                  report.faults.size(), " NAK/TERMINATE\n");
+  std::string out = absl::StrCat(
+      report.capture, ": ", report.frames, " frames, checked: ", report.roce_packets, " RoCEv2 packets (",
+      report.roce_undecoded, " not decoded by tshark: BTH read from the bytes), ", report.rocev1_packets,
+      " RoCEv1 packets, ", report.ib_packets, " InfiniBand packets, ", report.iwarp_pdus, " iWARP PDUs (",
+      report.iwarp_undecoded, " undecoded) in ", report.flows.size(), " flows; CRC checked on ", report.crc_checked,
+      ", not checkable on ", report.crc_unchecked, " (", report.truncated, " frames cut by the snap length); ",
+      report.faults.size(), " NAK/TERMINATE\n");
   if (report.cut_short) {
     absl::StrAppend(&out, "the file ends inside a packet (still being written?): the frames before it were checked\n");
   }
-  if (report.ok()) {
+  if (report.violations.empty()) {
     absl::StrAppend(&out, "every rule holds\n");
     return out;
   }
+  int64_t advisories = 0;
   for (const WireViolation& v : report.violations) {
-    absl::StrAppendFormat(&out, "frame %d %s: %s [%s] (%s)\n", v.frame, v.rule, v.message, v.flow, v.reference);
+    absl::StrAppendFormat(&out, "frame %d %s%s: %s [%s] (%s)\n", v.frame, v.rule, v.advisory() ? " (advisory)" : "",
+                          v.message, v.flow, v.reference);
+    if (v.advisory()) ++advisories;
   }
-  absl::StrAppend(&out, report.violations.size(), report.violations.size() == 1 ? " violation\n" : " violations\n");
+  const int64_t violations = static_cast<int64_t>(report.violations.size()) - advisories;
+  absl::StrAppend(&out, violations, violations == 1 ? " violation, " : " violations, ", advisories,
+                  advisories == 1 ? " advisory\n" : " advisories\n");
   return out;
 }
 

@@ -25,14 +25,17 @@ struct WireViolation {
   std::string flow;       // WireFlow::id of the packet's flow
   std::string message;    // what is wrong, with the values seen and expected
   std::string reference;  // WireRule::reference
+  std::string severity;   // WireRule::severity: "violation" or "advisory"
+
+  bool advisory() const { return severity == "advisory"; }
 };
 
 // A direction of traffic: RoCEv2 packets from one address to one destination QP, or the
 // bytes of one TCP connection in one direction.
 struct WireFlow {
   std::string id;         // "roce 10.88.0.1 > 10.88.0.2 qp 0x000012", "iwarp 10.88.0.1:40000 > 10.88.0.2:5791"
-  std::string transport;  // "roce" or "iwarp"
-  std::string src, dst;   // addresses ("10.88.0.1"; iWARP: "10.88.0.1:40000")
+  std::string transport;  // "roce" (RoCEv2), "rocev1", "infiniband" or "iwarp"
+  std::string src, dst;   // addresses ("10.88.0.1"; iWARP: "10.88.0.1:40000"; RoCEv1: GID; InfiniBand: "lid 4")
   int64_t dest_qp = -1;   // RoCEv2: BTH DestQP
   std::string qp_type;    // RoCEv2: "RC", "UC", "UD", ...; iWARP: "RC"
   int64_t tcp_stream = -1;  // iWARP: Wireshark's tcp.stream
@@ -66,7 +69,10 @@ struct WireReport {
   std::string capture;
   bool cut_short = false;       // the file ends inside a packet: the frames before it were checked
   int64_t frames = 0;           // every frame in the capture
-  int64_t roce_packets = 0;     // decoded as RoCEv2 (InfiniBand over UDP)
+  int64_t roce_packets = 0;     // RoCEv2: a BTH after UDP to port 4791 (wire/packets.h says how they are told)
+  int64_t roce_undecoded = 0;   // of those, the ones tshark decoded as another protocol (BTH read from the bytes)
+  int64_t rocev1_packets = 0;   // RoCEv1: Ethernet type 0x8915, GRH + BTH
+  int64_t ib_packets = 0;       // native InfiniBand (LRH + BTH), IP over InfiniBand included
   int64_t iwarp_pdus = 0;       // MPA frames and FPDUs
   int64_t truncated = 0;        // frames cut by the capture's snap length
   int64_t iwarp_undecoded = 0;  // FPDUs Wireshark did not decode (it decodes no FPDU cut by the snap length)
@@ -78,7 +84,16 @@ struct WireReport {
   std::vector<WireFault> faults;
   std::vector<WirePacket> packets;  // every RoCEv2 packet and iWARP PDU (not in the JSON: slice it)
 
-  bool ok() const { return violations.empty(); }
+  // No violation of what the spec requires (advisories do not count).
+  bool ok() const {
+    for (const WireViolation& v : violations) {
+      if (!v.advisory()) return false;
+    }
+    return true;
+  }
+  // Packets the rules read: none means the capture holds no RDMA traffic at all, which
+  // `wire check` reports as such (exit 2), never as a clean wire.
+  int64_t rdma_packets() const { return roce_packets + rocev1_packets + ib_packets + iwarp_pdus; }
 };
 
 // What the checkers use to fill a report: a violation of `rule` at `frame` on `flow` (its

@@ -131,13 +131,8 @@ def roce(src, dst, opcode, psn, destqp, payload=b'', ack_req=False, pkey=0xffff,
 QP_A, QP_B = 0x000011, 0x000012
 
 
-def roce_capture(knob=None, snaplen=65535):
-    """One RC connection A(QP 0x11) <-> B(QP 0x12) using every RC opcode family, a UC write and a
-    UD send. `knob` names the one rule the capture breaks (None: none)."""
-    cap = Capture()
-    cap.snaplen = snaplen
-    k = knob
-
+def rc_pair(cap):
+    """req(...) adds a request A -> B (QP 0x12), rsp(...) a response B -> A (QP 0x11)."""
     def req(opcode, psn, payload=b'', ack_req=False, **kw):
         kw.setdefault('pkey', 0xffff)
         cap.add(roce(A, B, opcode, psn, QP_B, payload, ack_req, **kw))
@@ -145,6 +140,16 @@ def roce_capture(knob=None, snaplen=65535):
     def rsp(opcode, psn, msn, syndrome=0x1f, payload=b'', destqp=QP_A, **kw):
         aeth = (syndrome, msn) if opcode in (ACK, ATOMIC_ACK, READ_RESP_FIRST, READ_RESP_LAST, READ_RESP_ONLY) else None
         cap.add(roce(B, A, opcode, psn, destqp, payload, False, aeth=aeth, **kw))
+    return req, rsp
+
+
+def roce_capture(knob=None, snaplen=65535):
+    """One RC connection A(QP 0x11) <-> B(QP 0x12) using every RC opcode family, a UC write and a
+    UD send. `knob` names the one rule the capture breaks (None: none)."""
+    cap = Capture()
+    cap.snaplen = snaplen
+    k = knob
+    req, rsp = rc_pair(cap)
 
     p = 100
     # SEND Only, ACKed.
@@ -214,6 +219,143 @@ def icmp_unreachable(src, dst, quoted):
     body = struct.pack('!BBHI', 3, 3, 0, 0) + quoted
     body = body[:2] + struct.pack('!H', ip_checksum(body + b'\0' * (len(body) % 2))) + body[4:]
     return ether(src.mac, dst.mac, ipv4(src.ip, dst.ip, 1, body))
+
+
+def roce_sequence_capture(knob=None):
+    """PSNs and MSNs around a READ (issue 26, classes 5 and 6): a WRITE that shows the path
+    MTU, a SEND, a READ of 600 bytes taking PSNs p+4..p+6, then a SEND at p+7. Knobs:
+    psn_read_reuse     the SEND takes p+5, a PSN the READ's responses consumed
+    psn_retransmit     a WRITE goes back to p+3, which carried a SEND: no retransmission
+    ack_msn_missed     the responder misses one MSN increment and counts on from there:
+                       one fault, one roce.ack_msn (not one per later ACK)
+    read_replay        the READ is re-sent from p+5 and its response replayed from the
+                       middle (Middle, Last; no First): one roce.read_response for the replay"""
+    cap = Capture()
+    k = knob
+    req, rsp = rc_pair(cap)
+    lag = 1 if k == 'ack_msn_missed' else 0
+    p = 100
+    req(WRITE_FIRST, p, b'a' * PMTU, reth=(0x7f0000001000, 0x1234, 600))
+    req(WRITE_MIDDLE, p + 1, b'b' * PMTU)
+    req(WRITE_LAST, p + 2, b'c' * 88, True)
+    rsp(ACK, p + 2, 1)
+    req(SEND_ONLY, p + 3, b'd' * 10, True)
+    rsp(ACK, p + 3, 2 - lag)
+    req(READ_REQUEST, p + 4, ack_req=True, reth=(0x7f0000004000, 0x5678, 600))
+    rsp(READ_RESP_FIRST, p + 4, 2 - lag, payload=b'e' * PMTU)
+    rsp(READ_RESP_MIDDLE, p + 5, 2 - lag, payload=b'f' * PMTU)
+    if k == 'read_replay':  # the Last is lost; the READ is re-sent from p+5 and answered
+        req(READ_REQUEST, p + 5, ack_req=True, reth=(0x7f0000004100, 0x5678, 344))
+        rsp(READ_RESP_MIDDLE, p + 5, 2, payload=b'f' * PMTU)  # as rxe replays it: no First
+    rsp(READ_RESP_LAST, p + 6, 3 - lag, payload=b'g' * 88)
+    nxt = p + 5 if k == 'psn_read_reuse' else p + 7
+    req(SEND_ONLY, nxt, b'h' * 12, True)
+    rsp(ACK, nxt, 4 - lag)
+    if k == 'psn_retransmit':
+        req(WRITE_ONLY, p + 3, b'i' * 8, True, reth=(0x7f0000002000, 0x1234, 8))
+    return cap
+
+
+# CM MADs (IBTA Vol 1 §12.6, §13.4): class 0x07, method Send, on QP1 as a UD SEND Only.
+CM_REQ, CM_REP, CM_RTU, CM_DREQ, CM_DREP = 0x0010, 0x0013, 0x0014, 0x0015, 0x0016
+
+
+def cm_mad(src, dst, attribute, data, tid, psn):
+    mad = struct.pack('!BBBBHHQHHI', 1, 0x07, 2, 0x03, 0, 0, tid, attribute, 0, 0) + data.ljust(232, b'\0')
+    return roce(src, dst, UD | SEND_ONLY, psn, 1, mad, deth=(0x80010000, 1))
+
+
+def cm_req(comm_id, qpn, start_psn):
+    """REQ: Local Comm ID, Service ID, CA GUID, Q_Key, Local QPN, Starting PSN, P_Key."""
+    return struct.pack('!IIQQIIIIIIH', comm_id, 0, 0x0106000000004791, 0x5254000088000001, 0, 0,
+                       qpn << 8 | 1, 1, 0x10 << 3 | 0 << 1, start_psn << 8 | 0x10 << 3 | 7, 0xffff)
+
+
+def cm_rep(comm_id, remote_id, qpn, start_psn):
+    """REP: Local and Remote Comm ID, Q_Key, Local QPN, EECN, Starting PSN."""
+    return struct.pack('!IIIIII', comm_id, remote_id, 0, qpn << 8, 0, start_psn << 8)
+
+
+def roce_cm_capture(knob=None):
+    """Connection boundaries (issue 26, class 4): A (QP 0x11) connects to B (QP 0x12) with a CM
+    REQ/REP/RTU, SENDs both ways, disconnects (DREQ/DREP), then connects again with the same QP
+    numbers and new starting PSNs. Knobs:
+    cm_start_psn        the second connection's first request is not at the starting PSN the REQ gave
+    ack_before_request  B acknowledges PSN start-1 (0x0001ff) before A sent any request on it"""
+    cap = Capture()
+    k = knob
+    req, rsp = rc_pair(cap)
+    tid = [0x1000]
+
+    def cm(src, dst, attribute, data):
+        tid[0] += 1
+        cap.add(cm_mad(src, dst, attribute, data, tid[0], tid[0] & 0xffffff))
+
+    for n, (a_start, b_start) in enumerate([(100, 5000), (0x200, 0x300)]):
+        # Each Starting PSN is where the peer's requests start (as Linux's ib_cm puts it on
+        # the wire): A's requests start at the REP's PSN, B's at the REQ's.
+        cm(A, B, CM_REQ, cm_req(0x100 + n, QP_A, b_start))
+        cm(B, A, CM_REP, cm_rep(0x200 + n, 0x100 + n, QP_B, a_start))
+        cm(A, B, CM_RTU, struct.pack('!II', 0x100 + n, 0x200 + n))
+        if n == 1 and k == 'ack_before_request':
+            rsp(ACK, a_start - 1, 0)
+        first = a_start + (1 if n == 1 and k == 'cm_start_psn' else 0)
+        req(SEND_ONLY, first, b'a' * 20, True)
+        rsp(ACK, first, 1)
+        cap.add(roce(B, A, SEND_ONLY, b_start, QP_A, b'b' * 24, True))
+        cap.add(roce(A, B, ACK, b_start, QP_B, aeth=(0x1f, 1)))
+        if n == 0:
+            cm(A, B, CM_DREQ, struct.pack('!III', 0x100, 0x200, QP_B << 8))
+            cm(B, A, CM_DREP, struct.pack('!II', 0x200, 0x100))
+    return cap
+
+
+def grh(src, dst, payload_len, hops=64):
+    """IBTA Vol 1 §8.3 GRH: IPVer 6, TClass 0, FlowLabel 0, PayLen, NxtHdr 0x1B (IBA), HopLmt, GIDs."""
+    return struct.pack('!IHBB16s16s', 6 << 28, payload_len, 0x1b, hops, bytes(src.ip6), bytes(dst.ip6))
+
+
+def as_rocev1(frame):
+    """The RoCEv2 frame's InfiniBand part behind a GRH, Ethernet type 0x8915 (RoCEv1), its
+    ICRC computed over the GRH as IBTA A16 says (LRH as 8 bytes of ones; the GRH's traffic
+    class, flow label and hop limit, and BTH Resv8a, masked)."""
+    src = A if frame[6:12] == bytes(A.mac) else B
+    dst = B if src is A else A
+    ib = frame[14 + 20 + 8:-4]
+    g = grh(src, dst, len(ib) + 4)
+    masked = bytearray(g + ib)
+    masked[0:4] = b'\x6f\xff\xff\xff'
+    masked[7] = 0xff
+    masked[40 + 4] = 0xff
+    crc = zlib.crc32(b'\xff' * 8 + bytes(masked)) & 0xffffffff
+    return ether(src.mac, dst.mac, g + ib + struct.pack('<I', crc), 0x8915)
+
+
+def rocev1_capture():
+    """The good RC connection as RoCEv1 (issue 26, class 2): the same transport rules hold."""
+    cap = Capture()
+    for frame in roce_capture().frames:
+        ethertype = struct.unpack('!H', frame[12:14])[0]
+        if ethertype == 0x0800 and frame[14 + 9] == 17:  # IPv4/UDP: RoCEv2
+            cap.add(as_rocev1(frame))
+    return cap
+
+
+def tunnel_capture(geneve=False):
+    """The good capture with every frame inside VXLAN (UDP 4789, RFC 7348) or Geneve (UDP
+    6081, RFC 8926) between two tunnel endpoints (issue 26, class 9): the ICRC covers the
+    inner IP and UDP headers."""
+    cap = Capture()
+    outer_a = Host(101)
+    outer_b = Host(102)
+    for frame in roce_capture().frames:
+        if geneve:  # version 0, no options, protocol Transparent Ethernet Bridging, VNI 42
+            inner, port = struct.pack('!HHI', 0, 0x6558, 42 << 8) + frame, 6081
+        else:       # I flag, VNI 42
+            inner, port = struct.pack('!II', 0x08000000, 42 << 8) + frame, 4789
+        udp = struct.pack('!HHHH', 51000, port, 8 + len(inner), 0)
+        cap.add(ether(outer_a.mac, outer_b.mac, ipv4(outer_a.ip, outer_b.ip, 17, udp + inner)))
+    return cap
 
 
 ROCE_KNOBS = ['udp_port', 'icrc', 'psn', 'opcode_sequence', 'payload_size', 'ackreq', 'aeth_syndrome', 'ack_msn',
@@ -295,6 +437,8 @@ def iwarp_capture(knob=None, snaplen=65535):
         cap.add(a.segment(early_send))
     cap.add(b.segment(mpa_frame(MPA_REP_KEY, True, b'\x00\x01\x00\x01wxyz')))
     msn = 1
+    if k == 'mpa_first_fpdu':                  # the responder sends before the initiator did
+        cap.add(b.segment(fpdu(untagged(RD_SEND, 0, 1, 0, True), b'too early')))
     if k != 'mpa_startup':
         cap.add(a.segment(early_send))
     msn += 1
@@ -322,7 +466,7 @@ def iwarp_capture(knob=None, snaplen=65535):
     cap.add(b.segment(fpdu(tagged(RD_READ_RESP, 0x2000, 0x5000 + (110 if k == 'read_response' else 100), True),
                            b'z' * 50)))
     # B sends, then terminates the connection (DDP layer, tagged buffer error, invalid STag).
-    cap.add(b.segment(fpdu(untagged(RD_SEND, 0, 1, 0, True), b'from b')))
+    cap.add(b.segment(fpdu(untagged(RD_SEND, 0, 2 if k == 'mpa_first_fpdu' else 1, 0, True), b'from b')))
     term = struct.pack('!I', (1 << 28) | (1 << 24) | (0 << 16))
     if k == 'terminate':
         # What siw 6.1 sent on the wire lab's link: DDP (1), untagged buffer error (2), code 2,
@@ -331,11 +475,13 @@ def iwarp_capture(knob=None, snaplen=65535):
         term = struct.pack('!I', 0x21020300)
     if k == 'terminate_reserved':  # a defined layer, type and code, but reserved bits set
         term = struct.pack('!I', 0x11000300)
+    if k == 'terminate_llp':  # as cxgb4 sends an MPA CRC error: layer LLP (2), type 3, code 0x02
+        term = struct.pack('!I', (2 << 28) | (3 << 24) | (0x02 << 16))
     cap.add(b.segment(fpdu(untagged(RD_TERMINATE, 2, 1, 0, True) + term)))
     return cap
 
 
-IWARP_KNOBS = ['mpa_startup', 'mpa_crc', 'ddp_rdmap_opcode', 'untagged_msn_mo', 'tagged_write', 'read_response',
+IWARP_KNOBS = ['mpa_startup', 'mpa_first_fpdu', 'mpa_crc', 'ddp_rdmap_opcode', 'untagged_msn_mo', 'tagged_write', 'read_response',
                'terminate', 'terminate_reserved']
 
 
@@ -346,8 +492,18 @@ def main():
     roce_capture(snaplen=96).write(os.path.join(out, 'roce_good_snaplen96.pcap'))
     for k in ROCE_KNOBS:
         roce_capture(k).write(os.path.join(out, 'roce_bad_%s.pcap' % k))
+    roce_sequence_capture().write(os.path.join(out, 'roce_good_sequence.pcap'))
+    for k in ['psn_read_reuse', 'psn_retransmit', 'ack_msn_missed', 'read_replay']:
+        roce_sequence_capture(k).write(os.path.join(out, 'roce_bad_%s.pcap' % k))
+    roce_cm_capture().write(os.path.join(out, 'roce_good_cm.pcap'))
+    for k in ['cm_start_psn', 'ack_before_request']:
+        roce_cm_capture(k).write(os.path.join(out, 'roce_bad_%s.pcap' % k))
+    rocev1_capture().write(os.path.join(out, 'rocev1_good.pcap'))
+    tunnel_capture().write(os.path.join(out, 'roce_good_vxlan.pcap'))
+    tunnel_capture(geneve=True).write(os.path.join(out, 'roce_good_geneve.pcap'))
     iwarp_capture().write(os.path.join(out, 'iwarp_good.pcap'))
     iwarp_capture(snaplen=80).write(os.path.join(out, 'iwarp_good_snaplen80.pcap'))
+    iwarp_capture('terminate_llp').write(os.path.join(out, 'iwarp_good_terminate_llp.pcap'))
     for k in IWARP_KNOBS:
         iwarp_capture(k).write(os.path.join(out, 'iwarp_bad_%s.pcap' % k))
 
