@@ -48,16 +48,19 @@ void JudgeByWire(const std::vector<std::string>& parts, const Expectation* wire_
     Append(result.message, Shown(parts));
     return;
   }
-  const bool known = wire_entry != nullptr && wire_entry->MatchesFailure(absl::StrJoin(parts, "\n"));
+  std::string unknown;
+  const bool known = wire_entry != nullptr && wire_entry->AbsorbsWire(parts, &unknown);
   if (!known) {
     if (result.status == TestStatus::kPass) result.message.clear();
     result.status = TestStatus::kFail;
     result.expectation_reason.clear();
     result.expectation_reference.clear();
-    Append(result.message, wire_entry == nullptr ? Shown(parts)
-                                                 : absl::StrCat("not the known wire deviation (", wire_entry->reason,
-                                                                "; signature /", wire_entry->signature,
-                                                                "/ does not match): ", Shown(parts)));
+    Append(result.message, wire_entry == nullptr
+                               ? Shown(parts)
+                               : absl::StrCat("not the known wire deviation (", wire_entry->reason, "; rule ",
+                                              wire_entry->wire_rule, ", signature /", wire_entry->signature,
+                                              "/, at most ", wire_entry->absorbs, " per test: ", unknown,
+                                              "): ", Shown(parts)));
     return;
   }
   const std::string why = absl::StrCat(wire_entry->kind == ExpectationKind::kFlaky ? "flaky on the wire: " : "on the wire: ",

@@ -27,8 +27,9 @@ inline constexpr size_t kShownWireParts = 12;
 
 // Judges `result` (already judged by its own outcome and expectation) by the wire's
 // parts. `wire_entry` is the driver's on_the_wire expectation for the test (may be null):
-//   parts its signature matches, every one: a pass or an xfail becomes (or stays) an xfail
-//     that names the wire deviation too;
+//   parts it absorbs (Expectation::AbsorbsWire: each of its rule and matching its signature,
+//     no more than its count): a pass or an xfail becomes (or stays) an xfail that names the
+//     wire deviation too;
 //   other parts: a pass or an xfail fails, with the parts ("not the known wire deviation"
 //     when an entry exists); a failure or an xpass only gains the parts;
 //   no parts, and an entry of kind "fails": a pass or an xfail is an xpass (the wire

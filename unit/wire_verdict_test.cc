@@ -16,7 +16,8 @@ const nlohmann::json kReadViolation = {{"frame", 17},
                                        {"message", "READ response Middle without a First"},
                                        {"reference", "IBTA Vol 1 9.4"}};
 
-ExpectationFile File(const std::string& signature, const std::string& kind = "flaky") {
+ExpectationFile File(const std::string& signature, const std::string& kind = "flaky", int absorbs = 100,
+                     const std::string& rule = "roce.read_response") {
   nlohmann::json j = {{"driver", "rxe"},
                       {"expectations",
                        {{{"test", "T.Read"},
@@ -24,7 +25,9 @@ ExpectationFile File(const std::string& signature, const std::string& kind = "fl
                          {"reason", "replays READ responses"},
                          {"reference", "ref"},
                          {"signature", signature},
-                         {"on_the_wire", true}}}}};
+                         {"on_the_wire", true},
+                         {"rule", rule},
+                         {"absorbs", absorbs}}}}};
   absl::StatusOr<ExpectationFile> file = ParseExpectations(j, "rxe.json");
   EXPECT_TRUE(file.ok()) << file.status();
   return *file;
@@ -130,7 +133,28 @@ TEST(WireVerdictTest, ManyViolationsAreAllJudgedButFewAreShown) {
   EXPECT_EQ(r.status, TestStatus::kFail);  // the last one, not shown, is not the known deviation
   EXPECT_THAT(r.message, HasSubstr("... and 28 more wire violations"));
   EXPECT_THAT(r.message, HasSubstr("not the known wire deviation"));
-  EXPECT_THAT(r.message, ::testing::Not(HasSubstr("roce.psn")));
+  EXPECT_THAT(r.message, HasSubstr("a violation of another rule than roce.read_response: rxe.pcap:99: roce.psn: gap"));
+}
+
+// Issue 30 item 4: a wire entry absorbs its rule's violations, no more than its count per test.
+TEST(WireVerdictTest, MoreViolationsThanTheEntryAbsorbsFail) {
+  const ExpectationFile file = File("roce\\.read_response: READ response Middle", "flaky", /*absorbs=*/2);
+  TestResult two = Result(TestStatus::kPass);
+  JudgeByWire(WireFailureParts({kReadViolation, kReadViolation}, "rxe.pcap"), &file.entries[0], two);
+  EXPECT_EQ(two.status, TestStatus::kXfail);
+  TestResult three = Result(TestStatus::kPass);
+  JudgeByWire(WireFailureParts({kReadViolation, kReadViolation, kReadViolation}, "rxe.pcap"), &file.entries[0], three);
+  EXPECT_EQ(three.status, TestStatus::kFail);
+  EXPECT_THAT(three.message, HasSubstr("3 violations, the entry absorbs at most 2 per test"));
+}
+
+TEST(WireVerdictTest, AViolationOfAnotherRuleIsNotAbsorbedEvenIfTheSignatureMatches) {
+  // The signature would match the text; the rule it names is another.
+  const ExpectationFile file = File("READ response Middle", "flaky", 100, "roce.psn");
+  TestResult r = Result(TestStatus::kPass);
+  JudgeByWire(WireFailureParts({kReadViolation}, "rxe.pcap"), &file.entries[0], r);
+  EXPECT_EQ(r.status, TestStatus::kFail);
+  EXPECT_THAT(r.message, HasSubstr("a violation of another rule than roce.psn"));
 }
 
 }  // namespace

@@ -56,6 +56,16 @@ bool Glob(absl::string_view pattern, absl::string_view text) {
   return Glob(pattern.substr(1), text.substr(1));
 }
 
+// "Inst/FooTest.Bar/1", "FooTest.Bar*": the fixture before the '.' is spelt out.
+bool NamesAFixture(absl::string_view pattern) {
+  const size_t dot = pattern.find('.');
+  if (dot == absl::string_view::npos) return false;
+  const size_t slash = pattern.substr(0, dot).rfind('/');
+  absl::string_view fixture = pattern.substr(slash == absl::string_view::npos ? 0 : slash + 1,
+                                             dot - (slash == absl::string_view::npos ? 0 : slash + 1));
+  return !fixture.empty() && fixture.find_first_of("*?") == absl::string_view::npos;
+}
+
 absl::StatusOr<VersionRange> ParseRange(const json& j, const std::string& where) {
   if (!j.is_object()) return absl::InvalidArgumentError(absl::StrCat(where, ": must be {\"from\": .., \"before\": ..}"));
   VersionRange range;
@@ -71,8 +81,8 @@ absl::StatusOr<VersionRange> ParseRange(const json& j, const std::string& where)
 
 absl::StatusOr<Expectation> ParseEntry(const json& j, const std::string& where) {
   if (!j.is_object()) return absl::InvalidArgumentError(absl::StrCat(where, ": must be an object"));
-  static const char* const kKeys[] = {"test",      "capability", "kind",   "reason",     "reference",
-                                      "signature", "kernel",     "rdma_core", "on_the_wire"};
+  static const char* const kKeys[] = {"test",   "capability", "kind",        "reason", "reference", "signature",
+                                      "kernel", "rdma_core",  "on_the_wire", "rule",   "absorbs"};
   for (const auto& [key, value] : j.items()) {
     if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": unknown key '", key, "'"));
@@ -104,10 +114,21 @@ absl::StatusOr<Expectation> ParseEntry(const json& j, const std::string& where) 
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": signature '", *signature, "' is not a regular expression: ", error.what()));
   }
+  for (const std::string& alternative : TopLevelAlternatives(*signature)) {
+    if (std::string broad = SignatureTooBroad(alternative); !broad.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": signature alternative '", alternative, "' ", broad,
+                                                     ": name the deviating value"));
+    }
+  }
   e.signature = *signature;
   e.test = e.capability.empty() ? *test : "";
   if (e.capability.empty() && e.test.find_first_of(":- ") != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": test '", e.test, "' must be one pattern (no ':', '-', ' ')"));
+  }
+  if (e.capability.empty() && !NamesAFixture(e.test)) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": test '", e.test,
+                                                   "' must name its fixture (\"Inst/FooTest.Bar*\"): an entry "
+                                                   "for every test absorbs what no one has seen"));
   }
   if (*kind == "fails") {
     e.kind = ExpectationKind::kFails;
@@ -123,6 +144,25 @@ absl::StatusOr<Expectation> ParseEntry(const json& j, const std::string& where) 
       return absl::InvalidArgumentError(absl::StrCat(where, ": 'on_the_wire' must be true or false, on a 'test' entry"));
     }
     e.on_the_wire = j["on_the_wire"].get<bool>();
+  }
+  if (e.on_the_wire != (j.contains("rule") || j.contains("absorbs"))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, e.on_the_wire ? ": an 'on_the_wire' entry needs 'rule' (the wire rule it absorbs) and 'absorbs' "
+                               "(the most violations of one test it absorbs)"
+                             : ": 'rule' and 'absorbs' belong to an 'on_the_wire' entry"));
+  }
+  if (e.on_the_wire) {
+    static const std::regex kRuleId(R"re([a-z]+\.[a-z0-9_]+)re");
+    if (!j.contains("rule") || !j["rule"].is_string() || !std::regex_match(j["rule"].get<std::string>(), kRuleId)) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": 'rule' must be a wire rule id like \"roce.psn\" "
+                                                            "(rdmacheck wire rules)"));
+    }
+    if (!j.contains("absorbs") || !j["absorbs"].is_number_integer() || j["absorbs"].get<int64_t>() < 1 ||
+        j["absorbs"].get<int64_t>() > 1000000) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": 'absorbs' must be a count from 1 to 1000000"));
+    }
+    e.wire_rule = j["rule"].get<std::string>();
+    e.absorbs = static_cast<int>(j["absorbs"].get<int64_t>());
   }
   for (auto [key, range] : {std::make_pair("kernel", &e.kernel), std::make_pair("rdma_core", &e.rdma_core)}) {
     if (!j.contains(key)) continue;
@@ -182,6 +222,70 @@ std::vector<absl::string_view> FailureParts(absl::string_view message) {
     if (!part.empty()) parts.push_back(part);
   }
   return parts;
+}
+
+std::vector<std::string> TopLevelAlternatives(absl::string_view pattern) {
+  std::vector<std::string> alternatives(1);
+  int depth = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\' && i + 1 < pattern.size()) {
+      alternatives.back().append(pattern.data() + i, 2);
+      ++i;
+      continue;
+    }
+    if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      --depth;
+    } else if (c == '|' && depth == 0) {
+      alternatives.emplace_back();
+      continue;
+    }
+    alternatives.back().push_back(c);
+  }
+  return alternatives;
+}
+
+std::string SignatureTooBroad(absl::string_view alternative) {
+  // What nearly every message contains: nothing, a letter, a digit, a space, a punctuation mark.
+  static const char* const kAnything[] = {"", "x", "0", "7", " ", ":", "\n"};
+  std::regex re;
+  try {
+    re = std::regex(alternative.begin(), alternative.end(), std::regex::ECMAScript);
+  } catch (const std::regex_error&) {
+    return "is not a regular expression of its own";
+  }
+  for (const char* text : kAnything) {
+    if (std::regex_search(text, re)) return absl::StrCat("matches nearly anything (even \"", text, "\")");
+  }
+  return "";
+}
+
+bool Expectation::AbsorbsWire(const std::vector<std::string>& parts, std::string* why) const {
+  auto refuse = [why](std::string reason) {
+    if (why != nullptr) *why = std::move(reason);
+    return false;
+  };
+  if (!on_the_wire || signature_re == nullptr) return refuse("not a wire entry");
+  if (parts.size() > static_cast<size_t>(absorbs)) {
+    return refuse(absl::StrCat(parts.size(), " violations, the entry absorbs at most ", absorbs, " per test"));
+  }
+  const std::string rule_field = absl::StrCat(": ", wire_rule, ": ");
+  for (const std::string& part : parts) {
+    // "link.pcap:FRAME: rule: ...": the rule is the third field.
+    const size_t first = part.find(": ");
+    if (first == std::string::npos || part.compare(first, rule_field.size(), rule_field) != 0) {
+      return refuse(absl::StrCat("a violation of another rule than ", wire_rule, ": ", part));
+    }
+    if (!std::regex_search(part, *signature_re)) return refuse(absl::StrCat("signature does not match: ", part));
+  }
+  return true;
 }
 
 bool Expectation::MatchesFailure(absl::string_view message) const {

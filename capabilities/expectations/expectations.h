@@ -63,11 +63,20 @@ struct Expectation {
   // reports/wire_verdict.h), signature over its violations: it judges only the wire's part
   // of the verdict, never the test's own outcome.
   bool on_the_wire = false;
+  // On a wire entry, both required: the wire rule (wire/rules.h) every violation it absorbs
+  // names ("roce.read_response"), and how many violations of one test it absorbs at most: a
+  // test with more has more than the known deviation and fails.
+  std::string wire_rule;
+  int absorbs = 0;
 
   bool Matches(absl::string_view test_name) const;
   // Whether a failure with this message is the deviation this entry describes: every
   // failed assertion in it (each part "file.cc:LINE: ...") contains a match.
   bool MatchesFailure(absl::string_view message) const;
+  // Whether a wire entry absorbs these violations of one test (reports/wire_verdict.h parts,
+  // "link.pcap:FRAME: rule: ..."): at most `absorbs` of them, each naming `wire_rule` and
+  // matching the signature. Otherwise false, and `why` (if given) says which condition broke.
+  bool AbsorbsWire(const std::vector<std::string>& parts, std::string* why = nullptr) const;
 };
 
 struct ExpectationFile {
@@ -78,7 +87,11 @@ struct ExpectationFile {
 
 // Parsing checks the format strictly (unknown keys, missing reason, reference or signature,
 // a signature that is not a valid regular expression, a bad kind or version are errors
-// naming the file and the entry).
+// naming the file and the entry). An entry must be specific: its test pattern names a
+// fixture (no "*", no "*Test."), no alternative of its signature matches nearly anything
+// (SignatureTooBroad), and a wire entry has its "rule" and "absorbs". How specific each
+// signature is against the tests' own messages is unit/expectation_lint_test.cc's job.
+
 absl::StatusOr<ExpectationFile> ParseExpectations(const nlohmann::json& json, const std::string& path);
 absl::StatusOr<ExpectationFile> LoadExpectations(const std::string& path);
 
@@ -102,6 +115,12 @@ const Expectation* FindCapabilityExpectation(const ExpectationFile& file, absl::
 // the entries about the test's packets on a wire instead.
 const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,
                                    absl::string_view kernel, absl::string_view rdma_core, bool on_the_wire = false);
+
+// The top-level alternatives of a regular expression ("a|(b|c)|d" -> "a", "(b|c)", "d").
+std::vector<std::string> TopLevelAlternatives(absl::string_view pattern);
+// Why an alternative of a signature matches nearly anything (it matches "", a single
+// character or a bare number, as .* or \w+ or \d+ do), or "" when it does not.
+std::string SignatureTooBroad(absl::string_view alternative);
 
 // The parts of a failure message, one per failed assertion (for MatchesFailure).
 std::vector<absl::string_view> FailureParts(absl::string_view message);
