@@ -24,8 +24,10 @@ packages=(
   tshark
   # report browser test, CI template lint, container image
   chromium python3-jsonschema yamllint podman debootstrap
-  # the fleet report's benchmark (unit/fleet_report_bench.cc)
-  libbenchmark-dev
+  # the fleet report's benchmark (unit/fleet_report_bench.cc); the Slurm lab
+  # (scripts/slurm-lab.sh: its nodes run the host's root, so slurmctld, slurmd and munge
+  # come from here; the host's own services are not started, below)
+  libbenchmark-dev slurm-wlm munge
 )
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -70,6 +72,12 @@ if [ "${#todo[@]}" -eq 0 ]; then
   exit 0
 fi
 log "installing ${#todo[@]} packages: ${todo[*]}"
+# No service starts on this host while installing (munge, slurmd, slurmctld would): a
+# policy-rc.d refusing every start, ours only for this install, when there is none.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 if ! apt-get install -y -qq --no-install-recommends "${todo[@]}" >/dev/null; then
   log "install failed; refreshing apt lists and retrying"
   apt-get update -qq

@@ -7,11 +7,15 @@
 # left alone).
 #
 # Env (set in slurmd's environment, e.g. /etc/default/slurmd):
-#   RDMACHECK          the binary (default: rdmacheck in PATH)
+#   RDMACHECK          the binary (default: rdmacheck in PATH, else this checkout's build/)
 #   RDMACHECK_HEALTH   flags for `rdmacheck health`, e.g. "--devices=mlx5_0,mlx5_1"
 set -uo pipefail
+# slurmd gives the program a minimal environment: where packages and admins put binaries.
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin${PATH:+:$PATH}
 node=${SLURMD_NODENAME:-$(hostname -s)}
-line=$(timeout 300 "${RDMACHECK:-rdmacheck}" health ${RDMACHECK_HEALTH:-} 2>&1 | tail -n 1)
+# The binary: RDMACHECK, else rdmacheck in PATH, else this checkout's build.
+bin=${RDMACHECK:-$(command -v rdmacheck || echo "$(dirname "$0")/../../build/rdmacheck")}
+line=$(timeout 300 "$bin" health ${RDMACHECK_HEALTH:-} 2>&1 | tail -n 1)
 status=${PIPESTATUS[0]}
 [ -n "$line" ] || line="rdmacheck health: FAIL $node: no output (exit $status)"
 reason=$(scontrol show node "$node" 2>/dev/null | sed -n 's/^ *Reason=\(.*\) \[.*$/\1/p')
