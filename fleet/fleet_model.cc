@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "bench/bench_report.h"
 #include "reports/presentation.h"
 
@@ -255,7 +256,6 @@ absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, con
   for (const std::string& root : roots) {
     std::error_code ec;
     if (!fs::is_directory(root, ec)) return absl::NotFoundError(absl::StrCat(root, ": not a directory"));
-    const size_t before = dirs.size();
     if (fs::exists(fs::path(root) / "results.json")) dirs.push_back(root);
     for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
       if (it->is_directory() && it->path().filename() == "logs") {
@@ -265,7 +265,10 @@ absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, con
       }
     }
     if (ec) return absl::UnavailableError(absl::StrCat("cannot read ", root, ": ", ec.message()));
-    if (dirs.size() == before) return absl::NotFoundError(absl::StrCat(root, ": no run directory (results.json) under it"));
+  }
+  // A root may hold none (pairs/ when no pair could run), but the fleet needs some run.
+  if (dirs.empty()) {
+    return absl::NotFoundError(absl::StrCat("no run directory (results.json) under ", absl::StrJoin(roots, ", ")));
   }
   std::sort(dirs.begin(), dirs.end());
   std::vector<DeviceRun> runs;

@@ -102,7 +102,8 @@ FleetReport BuildFleet(std::vector<DeviceRun> runs, const std::vector<std::vecto
                        const FleetOptions& options);
 
 // Every run directory (one holding results.json) under `roots`, loaded with its bench.json.
-// Errors name the file; a root without any run is an error.
+// Errors name the file; no run under any root is an error (one root without runs is not:
+// pairs/ of a fleet where no pair could run).
 absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, const FleetOptions& options);
 
 }  // namespace rdmacheck

@@ -184,6 +184,9 @@ TEST(FleetLoadTest, ReadsRunDirectoriesUnderTheRoots) {
 
   fs::create_directories(root / "empty");
   EXPECT_THAT(LoadFleet({(root / "empty").string()}, {}).status().message(), HasSubstr("no run directory"));
+  absl::StatusOr<FleetReport> no_pairs = LoadFleet({(root / "nodes").string(), (root / "empty").string()}, {});
+  ASSERT_TRUE(no_pairs.ok()) << "a root without runs beside one with runs: " << no_pairs.status();
+  EXPECT_EQ(no_pairs->nodes.size(), 2u);
   EXPECT_THAT(LoadFleet({(root / "nope").string()}, {}).status().message(), HasSubstr("not a directory"));
 }
 
