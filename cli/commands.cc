@@ -29,6 +29,10 @@ const std::vector<Command>& Commands() {
        "what stops RDMA from working here: one verdict line, then each check with its fix (exit 0 ready, "
        "1 problems, 2 cannot tell)",
        {"device", "format", "timeout_multiplier"}, DoctorCommand},
+      {"health", "health [--devices=D1,D2] [--out=DIR] [--timeout_multiplier=X]",
+       "node health check for Slurm's HealthCheckProgram: doctor, probe and a handful of traffic tests per device; "
+       "one line, exit 1 on a broken NIC",
+       {"devices", "out", "timeout_multiplier"}, HealthCommand},
       {"run", "run [--device=D] [--out=DIR] [--suites=a,b] [--gtest_filter=PATTERN] [--capabilities=FILE] [--expectations=FILE | --no_expectations] [--peer=HOST:PORT] [--jobs=N]",
        "probe the device, run the conformance suites on it, write results.json and junit.xml",
        With(kSelectionFlags, {"out", "suites", "capabilities", "test_timeout", "expectations", "no_expectations", "peer", "jobs", "strict"}), RunCommand},
@@ -52,6 +56,10 @@ const std::vector<Command>& Commands() {
        "check the RoCEv2 and iWARP packets of a capture against the wire rules (exit 1: a violation, each with its "
        "frame, rule and spec reference); `wire rules` lists them",
        {"format", "path_mtu"}, WireCommand},
+      {"fleet", "fleet rounds --nodes=a,b,... [--max_rounds=K --seed=S] | fleet report [--out=DIR] [--nodes=a,b,...] [--slow_fraction=F] DIR...",
+       "many nodes: the pairwise schedule (n-1 rounds of n/2 disjoint pairs), and the fleet report over their runs "
+       "(outliers against the fleet's majority, pairs against the fleet's median; exit 1 on trouble)",
+       {"nodes", "max_rounds", "seed", "format", "out", "slow_fraction"}, FleetCommand},
       {"wire-slices", "wire-slices --capture=PCAP --link=NAME [--kernel_a=K --kernel_b=K] [--wire_check=JSON] RESULTS_JSON",
        "cut a wire lab capture into per-test slices in results.json (scripts/wire-lab.sh)",
        {"capture", "link", "kernel_a", "kernel_b", "wire_check", "opcodes"}, WireSlicesCommand, /*hidden=*/true},

@@ -55,6 +55,8 @@ int ServeCommand(const std::vector<std::string>& positional);
 int BenchCommand(const std::vector<std::string>& positional);
 int WireCommand(const std::vector<std::string>& positional);
 int WireSlicesCommand(const std::vector<std::string>& positional);
+int FleetCommand(const std::vector<std::string>& positional);
+int HealthCommand(const std::vector<std::string>& positional);
 
 // Flags every device command takes.
 inline const std::vector<absl::string_view> kSelectionFlags = {"device", "port", "gid_index", "timeout_multiplier"};

@@ -11,21 +11,24 @@
 
 namespace rdmacheck {
 
-absl::StatusOr<std::vector<std::string>> WriteReportFiles(const Report& report, const std::string& dir) {
+absl::StatusOr<std::vector<std::string>> WriteFilesInto(const std::string& dir,
+                                                        const std::vector<std::pair<std::string, std::string>>& files) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
-  const std::vector<std::pair<std::string, std::string>> files = {
-      {dir + "/report.json", ReportToJson(report).dump(2) + "\n"},
-      {dir + "/report.md", ReportToMarkdown(report)},
-      {dir + "/report.html", ReportToHtml(report)},
-  };
   std::vector<std::string> written;
-  for (const auto& [path, content] : files) {
+  for (const auto& [name, content] : files) {
+    const std::string path = dir + "/" + name;
     if (absl::Status s = WriteFile(path, content); !s.ok()) return s;
     written.push_back(path);
   }
   return written;
+}
+
+absl::StatusOr<std::vector<std::string>> WriteReportFiles(const Report& report, const std::string& dir) {
+  return WriteFilesInto(dir, {{"report.json", ReportToJson(report).dump(2) + "\n"},
+                              {"report.md", ReportToMarkdown(report)},
+                              {"report.html", ReportToHtml(report)}});
 }
 
 std::string SummaryText(const Report& report, const std::vector<std::string>& written) {

@@ -14,6 +14,10 @@ namespace rdmacheck {
 // Creates `dir` if needed; returns the paths written (json, md, html).
 absl::StatusOr<std::vector<std::string>> WriteReportFiles(const Report& report, const std::string& dir);
 
+// Writes each (file name, content) into `dir`, created if needed; returns the paths written.
+absl::StatusOr<std::vector<std::string>> WriteFilesInto(const std::string& dir,
+                                                        const std::vector<std::pair<std::string, std::string>>& files);
+
 // Per device: counts, time, skips; then differences, quirks, the first failures and the paths.
 std::string SummaryText(const Report& report, const std::vector<std::string>& written);
 

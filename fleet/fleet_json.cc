@@ -1,0 +1,121 @@
+// fleet.json and the shared one-line texts of fleet_output.h.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "fleet/fleet_output.h"
+
+namespace rdmacheck {
+
+std::string FailureLine(const TestResult& test) {
+  if (test.status == TestStatus::kXpass) return "passed, but listed as failing";
+  std::string line = test.message.substr(0, test.message.find('\n'));
+  if (line.size() > 160) line = line.substr(0, 157) + "...";
+  return line;
+}
+
+std::string DifferenceText(const Difference& d) {
+  auto or_none = [](const std::string& s) { return s.empty() ? std::string("none") : s; };
+  if (d.kind == "device") return absl::StrCat("no ", d.subject, " (most nodes have it)");
+  return absl::StrCat(d.kind, " ", d.subject, ": ", or_none(d.value), " (fleet: ", or_none(d.majority), ")");
+}
+
+std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode& node) {
+  std::vector<std::string> lines;
+  for (const auto& [run, test] : node.failures) {
+    const DeviceRun& r = fleet.runs.devices[run].run;
+    const TestResult& t = r.results.tests[test];
+    lines.push_back(absl::StrCat(r.results.device, ": ", TestStatusName(t.status), " ", t.name, ": ", FailureLine(t)));
+  }
+  for (const std::string& device : node.missing_devices) lines.push_back(absl::StrCat("no ", device, " (most nodes have it)"));
+  for (const NodeDevice& d : node.devices) {
+    if (!fleet.runs.devices[d.run].run.results.complete) lines.push_back(absl::StrCat(d.device, ": the run did not finish"));
+    for (const Difference& diff : d.differences) lines.push_back(absl::StrCat(d.device, ": ", DifferenceText(diff)));
+  }
+  return lines;
+}
+
+std::vector<std::string> PairFindings(const FleetPair& pair) {
+  std::vector<const PairPoint*> points;
+  for (const PairPoint& p : pair.bench) points.push_back(&p);
+  std::stable_sort(points.begin(), points.end(), [](const PairPoint* a, const PairPoint* b) { return a->speed < b->speed; });
+  std::vector<std::string> lines;
+  for (const PairPoint* p : points) {
+    const bool latency = p->point.metric == "latency";
+    lines.push_back(absl::StrFormat("%s %s %u B: %.1f %s, %.2f of the fleet median (%.1f)%s", p->point.op,
+                                    p->point.metric, p->point.size, p->point.Headline(), latency ? "us" : "MiB/s",
+                                    p->speed, p->fleet_median, p->slow ? " SLOW" : ""));
+  }
+  return lines;
+}
+
+nlohmann::json FleetToJson(const FleetReport& fleet) {
+  const Report& runs = fleet.runs;
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const FleetNode& node : fleet.nodes) {
+    nlohmann::json devices = nlohmann::json::array();
+    for (const NodeDevice& d : node.devices) {
+      nlohmann::json differences = nlohmann::json::array();
+      for (const Difference& diff : d.differences) {
+        differences.push_back(
+            {{"kind", diff.kind}, {"subject", diff.subject}, {"value", diff.value}, {"majority", diff.majority}});
+      }
+      devices.push_back({{"device", d.device},
+                         {"source", runs.devices[d.run].run.source},
+                         {"complete", runs.devices[d.run].run.results.complete},
+                         {"summary", SummaryToJson(d.summary)},
+                         {"differences", std::move(differences)}});
+    }
+    nlohmann::json failures = nlohmann::json::array();
+    for (const auto& [run, test] : node.failures) {
+      const TestResult& t = runs.devices[run].run.results.tests[test];
+      failures.push_back({{"device", runs.devices[run].run.results.device},
+                          {"test", t.name},
+                          {"status", TestStatusName(t.status)},
+                          {"message", FailureLine(t)}});
+    }
+    nodes.push_back({{"name", node.name},
+                     {"verdict", NodeVerdictName(node.verdict)},
+                     {"devices", std::move(devices)},
+                     {"missing_devices", node.missing_devices},
+                     {"failures", std::move(failures)}});
+  }
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const FleetPair& p : fleet.pairs) {
+    nlohmann::json bench = nlohmann::json::array();
+    for (const PairPoint& point : p.bench) {
+      bench.push_back({{"op", point.point.op},
+                       {"metric", point.point.metric},
+                       {"size", point.point.size},
+                       {"value", point.point.Headline()},
+                       {"unit", point.point.metric == "latency" ? "us" : "MiB/s"},
+                       {"fleet_median", point.fleet_median},
+                       {"speed", point.speed},
+                       {"slow", point.slow}});
+    }
+    pairs.push_back({{"server", p.server},
+                     {"client", p.client},
+                     {"device", p.device},
+                     {"source", runs.devices[p.run].run.source},
+                     {"verdict", p.Failed() ? "fail" : p.slow ? "slow" : "ok"},
+                     {"summary", SummaryToJson(p.summary)},
+                     {"bench", std::move(bench)}});
+  }
+  return {{"schema", kFleetSchema},
+          {"generated", fleet.generated},
+          {"slow_fraction", fleet.options.slow_fraction},
+          {"summary",
+           {{"nodes", fleet.nodes.size()},
+            {"fail", fleet.CountNodes(NodeVerdict::kFail)},
+            {"missing", fleet.CountNodes(NodeVerdict::kMissing)},
+            {"incomplete", fleet.CountNodes(NodeVerdict::kIncomplete)},
+            {"outlier", fleet.CountNodes(NodeVerdict::kOutlier)},
+            {"healthy", fleet.CountNodes(NodeVerdict::kHealthy)},
+            {"pairs", fleet.pairs.size()},
+            {"failed_pairs", fleet.FailedPairs()},
+            {"slow_pairs", fleet.SlowPairs()}}},
+          {"nodes", std::move(nodes)},
+          {"pairs", std::move(pairs)}};
+}
+
+}  // namespace rdmacheck

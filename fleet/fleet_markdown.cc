@@ -1,0 +1,60 @@
+// fleet.md: the trouble first, healthy nodes by name only.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "fleet/fleet_output.h"
+#include "reports/presentation.h"
+
+namespace rdmacheck {
+namespace {
+
+// "|" would end a table cell.
+std::string Cell(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+std::string FleetToMarkdown(const FleetReport& fleet) {
+  std::string out = absl::StrCat("# rdmacheck fleet report\n\n", FleetHeadline(fleet), "\n\nGenerated ",
+                                 fleet.generated, ". A pair is slow below ", fleet.options.slow_fraction,
+                                 " of the fleet's median.\n");
+  absl::StrAppend(&out, "\n## Nodes needing attention\n\n");
+  std::vector<std::string> healthy;
+  bool any = false;
+  for (const FleetNode& node : fleet.nodes) {
+    if (node.verdict == NodeVerdict::kHealthy) {
+      healthy.push_back(node.name);
+      continue;
+    }
+    if (!any) absl::StrAppend(&out, "| node | verdict | what |\n|---|---|---|\n");
+    any = true;
+    const std::vector<std::string> findings = NodeFindings(fleet, node);
+    std::vector<std::string> shown(findings.begin(), findings.begin() + std::min(findings.size(), kFleetListLimit));
+    if (findings.size() > shown.size()) shown.push_back(absl::StrCat("... ", findings.size() - shown.size(), " more"));
+    absl::StrAppend(&out, "| ", Cell(node.name), " | ", NodeVerdictName(node.verdict), " | ",
+                    Cell(absl::StrJoin(shown, "<br>")), " |\n");
+  }
+  if (!any) absl::StrAppend(&out, "None.\n");
+  absl::StrAppend(&out, "\n## Healthy nodes (", healthy.size(), ")\n\n", healthy.empty() ? "None." : absl::StrJoin(healthy, ", "),
+                  "\n");
+  if (!fleet.pairs.empty()) {
+    absl::StrAppend(&out, "\n## Pairs (server <- client)\n\n| pair | device | verdict | results | slowest point |\n|---|---|---|---|---|\n");
+    int ok = 0;
+    for (const FleetPair& p : fleet.pairs) {
+      if (!p.Failed() && !p.slow) {
+        ++ok;
+        continue;
+      }
+      const std::vector<std::string> findings = PairFindings(p);
+      absl::StrAppend(&out, "| ", Cell(p.server), " <- ", Cell(p.client), " | ", p.device, " | ",
+                      p.Failed() ? "fail" : "slow", " | ", CountsText(p.summary), " | ",
+                      findings.empty() ? "" : Cell(findings.front()), " |\n");
+    }
+    absl::StrAppend(&out, "\n", ok, " pairs ok (fleet.json lists each with its numbers).\n");
+  }
+  return out;
+}
+
+}  // namespace rdmacheck

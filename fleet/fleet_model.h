@@ -1,0 +1,111 @@
+// The fleet report's model: many nodes' runs, judged against the fleet's majority.
+//
+// Input: run directories (results.json + capabilities.json, and bench.json where `bench`
+// ran), found under the directories given, as the Slurm batch script and the Kubernetes
+// jobs leave them (ci/slurm/, ci/kubernetes/). A run belongs to the node named by its
+// results.json environment "hostname"; a run with a "peer" (`run --peer=HOST:PORT`) is the
+// cross-node run of the pair (HOST serving, hostname running), not a node's own run.
+//
+// Per node: its verdict, worst first —
+//   fail       a test failed or xpassed (incl. BrokenCapability.*) in one of its own runs
+//   missing    named in --nodes but no run found, or it lacks a device most nodes have
+//   incomplete a run that did not finish (results.json "complete": false)
+//   outlier    everything passed, but it differs from the fleet's majority
+//   healthy
+// The majority is taken per device name (every node's "mlx5_0" together), item by item:
+// each test's status, each capability's outcome, the versions (driver, firmware, kernel,
+// rdma-core), whether the device's counters moved with a test's traffic (a traffic flag).
+// When outcomes tie, the healthier one is taken as the majority (pass over xfail over skip
+// over not run over fail), so in a fleet of two the broken node is the one named.
+//
+// Per pair: the cross-node verdict, and each benchmark point (operation, metric, size)
+// against the fleet's median of that point over all pairs: speed = bandwidth / median, or
+// median latency / latency; below `slow_fraction` the pair is slow.
+#ifndef RDMACHECK_FLEET_FLEET_MODEL_H_
+#define RDMACHECK_FLEET_FLEET_MODEL_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "bench/bench_result.h"
+#include "reports/report_model.h"
+
+namespace rdmacheck {
+
+struct FleetOptions {
+  double slow_fraction = 0.8;               // a pair below this fraction of the median speed is slow
+  std::vector<std::string> expected_nodes;  // --nodes: every node that should have reported
+};
+
+// One way a node's run differs from the fleet's majority.
+struct Difference {
+  std::string kind;      // "test", "capability", "version", "counters", "device"
+  std::string subject;   // the test, capability, version key (kernel, fw_ver, ...) or device
+  std::string value;     // this node's ("" : none)
+  std::string majority;  // the fleet's
+};
+
+struct NodeDevice {
+  size_t run = 0;  // index into FleetReport::runs.devices
+  std::string device;
+  RunSummary summary;
+  std::vector<Difference> differences;
+};
+
+enum class NodeVerdict { kFail, kMissing, kIncomplete, kOutlier, kHealthy };
+const char* NodeVerdictName(NodeVerdict verdict);  // "fail", "missing", ...
+
+struct FleetNode {
+  std::string name;
+  NodeVerdict verdict = NodeVerdict::kHealthy;
+  std::vector<NodeDevice> devices;
+  std::vector<std::string> missing_devices;  // devices most nodes have and this one lacks
+  std::vector<std::pair<size_t, size_t>> failures;  // (run, test index) of every failed or xpassed test
+  int DifferenceCount() const;
+};
+
+// One benchmark point of a pair against the fleet.
+struct PairPoint {
+  BenchPoint point;
+  double fleet_median = 0;  // of the headline, over every pair that measured this point
+  double speed = 1;         // 1: the median; 0.5: half as fast
+  bool slow = false;
+};
+
+struct FleetPair {
+  std::string server, client;  // `serve` ran on server, `run --peer` on client
+  std::string device;          // the client's device
+  size_t run = 0;              // index into FleetReport::runs.devices
+  RunSummary summary;
+  std::vector<PairPoint> bench;
+  bool slow = false;
+  bool Failed() const { return summary.fail + summary.xpass > 0; }
+};
+
+struct FleetReport {
+  std::string generated;
+  FleetOptions options;
+  Report runs;                    // every run, nodes' and pairs' (reports/report_model.h)
+  std::vector<FleetNode> nodes;   // worst first: verdict, then differences and failures
+  std::vector<FleetPair> pairs;   // failed first, then slowest
+
+  int CountNodes(NodeVerdict verdict) const;
+  int FailedPairs() const;
+  int SlowPairs() const;
+  bool Troubled() const;  // a node failed or is missing, or a pair failed or is slow
+};
+
+// The fleet from loaded runs; bench[i] holds run i's benchmark runs (may be empty).
+// `generated` is left empty.
+FleetReport BuildFleet(std::vector<DeviceRun> runs, const std::vector<std::vector<BenchRun>>& bench,
+                       const FleetOptions& options);
+
+// Every run directory (one holding results.json) under `roots`, loaded with its bench.json.
+// Errors name the file; no run under any root is an error (one root without runs is not:
+// pairs/ of a fleet where no pair could run).
+absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, const FleetOptions& options);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_FLEET_FLEET_MODEL_H_

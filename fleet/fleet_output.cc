@@ -1,0 +1,52 @@
+#include "fleet/fleet_output.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "reports/presentation.h"
+#include "reports/report_output.h"
+
+namespace rdmacheck {
+
+absl::StatusOr<std::vector<std::string>> WriteFleetFiles(const FleetReport& fleet, const std::string& dir) {
+  return WriteFilesInto(dir, {{"fleet.json", FleetToJson(fleet).dump(2) + "\n"},
+                              {"fleet.md", FleetToMarkdown(fleet)},
+                              {"fleet.html", FleetToHtml(fleet)}});
+}
+
+std::string FleetHeadline(const FleetReport& fleet) {
+  std::vector<std::string> parts;
+  for (NodeVerdict v : {NodeVerdict::kHealthy, NodeVerdict::kOutlier, NodeVerdict::kIncomplete, NodeVerdict::kMissing,
+                        NodeVerdict::kFail}) {
+    if (int n = fleet.CountNodes(v); n > 0) parts.push_back(absl::StrCat(n, " ", NodeVerdictName(v)));
+  }
+  std::string line = absl::StrCat(fleet.nodes.size(), " nodes: ", absl::StrJoin(parts, ", "), "; ",
+                                  fleet.pairs.size(), " pairs");
+  if (!fleet.pairs.empty()) {
+    absl::StrAppend(&line, ": ", fleet.pairs.size() - fleet.FailedPairs() - fleet.SlowPairs(), " ok, ",
+                    fleet.FailedPairs(), " failed, ", fleet.SlowPairs(), " slow");
+  }
+  return line;
+}
+
+std::string FleetSummaryText(const FleetReport& fleet, const std::vector<std::string>& written) {
+  std::string out = absl::StrCat("rdmacheck fleet: ", FleetHeadline(fleet), "\n");
+  int shown = 0;
+  for (const FleetNode& node : fleet.nodes) {
+    if (node.verdict == NodeVerdict::kHealthy || ++shown > 10) continue;
+    const std::vector<std::string> findings = NodeFindings(fleet, node);
+    absl::StrAppend(&out, "  ", NodeVerdictName(node.verdict), " ", node.name,
+                    findings.empty() ? "" : ": " + findings.front(),
+                    findings.size() > 1 ? absl::StrCat(" (+", findings.size() - 1, " more)") : "", "\n");
+  }
+  if (shown > 10) absl::StrAppend(&out, "  ... ", shown - 10, " more nodes in the report\n");
+  for (const FleetPair& p : fleet.pairs) {
+    if (!p.Failed() && !p.slow) break;  // sorted: trouble first
+    const std::vector<std::string> findings = PairFindings(p);
+    absl::StrAppend(&out, "  pair ", p.server, " <- ", p.client, " ", p.device, ": ",
+                    p.Failed() ? CountsText(p.summary) : findings.front(), "\n");
+  }
+  for (const std::string& path : written) absl::StrAppend(&out, "rdmacheck fleet: wrote ", path, "\n");
+  return out;
+}
+
+}  // namespace rdmacheck

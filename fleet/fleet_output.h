@@ -1,0 +1,49 @@
+// The fleet report as files: fleet.json (schema "rdmacheck.fleet/1"), fleet.md and
+// fleet.html, and the few lines `rdmacheck fleet report` prints.
+//
+// Both documents lead with the trouble: nodes worst first (fail, missing, incomplete,
+// outlier), each with its failing tests and how it differs from the fleet's majority;
+// healthy nodes only by name, folded (<details>) in the page; pairs failed or slow first,
+// the rest folded. Lists inside one node are cut at kFleetListLimit lines ("... N more"),
+// so a page over hundreds of nodes stays readable; fleet.json keeps everything.
+#ifndef RDMACHECK_FLEET_FLEET_OUTPUT_H_
+#define RDMACHECK_FLEET_FLEET_OUTPUT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "fleet/fleet_model.h"
+#include "nlohmann/json.hpp"
+
+namespace rdmacheck {
+
+inline constexpr char kFleetSchema[] = "rdmacheck.fleet/1";
+inline constexpr size_t kFleetListLimit = 20;
+
+nlohmann::json FleetToJson(const FleetReport& fleet);
+std::string FleetToMarkdown(const FleetReport& fleet);
+std::string FleetToHtml(const FleetReport& fleet);
+
+// Creates `dir` if needed and writes the three files; returns their paths.
+absl::StatusOr<std::vector<std::string>> WriteFleetFiles(const FleetReport& fleet, const std::string& dir);
+
+// "12 nodes: 10 healthy, 1 outlier, 1 fail; 66 pairs: 65 ok, 0 failed, 1 slow".
+std::string FleetHeadline(const FleetReport& fleet);
+
+// The headline, then the worst nodes and pairs, then the files written.
+std::string FleetSummaryText(const FleetReport& fleet, const std::vector<std::string>& written);
+
+// Shared by the renderers: the first line of a failed test's message, at most 160 chars.
+std::string FailureLine(const TestResult& test);
+// "version kernel: 6.1.0-56-amd64 (fleet: 6.12.95+deb12-amd64)" and the like.
+std::string DifferenceText(const Difference& d);
+// What is wrong with a node, one line each, device first: its failed tests, the devices
+// it lacks, then how it differs from the majority.
+std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode& node);
+// A pair's benchmark points, slowest first: "send latency 64 B: 31.0 us, 0.52 of the median".
+std::vector<std::string> PairFindings(const FleetPair& pair);
+
+}  // namespace rdmacheck
+
+#endif  // RDMACHECK_FLEET_FLEET_OUTPUT_H_

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# One node of the Slurm lab, run inside its guest by scripts/slurm-lab.sh:
+#
+#   slurm-node.sh A   node-a: munged, slurmctld, slurmd; submits the fleet job (sbatch),
+#                     then, with node-b's rxe0 deleted, the job again, and waits until
+#                     Slurm has drained node-b with rdmacheck's reason
+#   slurm-node.sh B   node-b: munged, slurmd; deletes its rxe0 when node-a says so, then
+#                     restarts slurmd, which runs the HealthCheckProgram at start-up
+#
+# Each guest: NIC 52:54:00:89:0L:0N (L the link, N the node) at 10.89.L.N/24: L=0 the
+# control network (Slurm, munge, side channels), L=1 rxe0's wire. The hostname and
+# /etc/hosts, munge's key and slurm.conf come from the lab's shared dir (the guest's root
+# is the host's, read-only under a throw-away overlay). Env: RDMACHECK_SLURM_DIR (shared),
+# RDMACHECK_BIN, RDMACHECK_SLURM_WAIT (seconds for each wait).
+set -uo pipefail
+role=${1:?usage: slurm-node.sh A|B}
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+dir=${RDMACHECK_SLURM_DIR:?}
+bin=${RDMACHECK_BIN:-$repo/build/rdmacheck}
+wait_s=${RDMACHECK_SLURM_WAIT:-900}
+log() { echo "slurm-node $role: $*" >&2; }
+case $role in A) n=1 me=node-a ;; B) n=2 me=node-b ;; *) log "unknown role"; exit 2 ;; esac
+# until_true SECONDS COMMAND...: a bounded wait.
+until_true() {
+  local t=$1; shift
+  for ((i = 0; i < t; i++)); do "$@" && return 0; sleep 1; done
+  return 1
+}
+
+modprobe virtio_net || { log "no virtio_net module"; exit 2; }
+nic() {
+  local f a
+  for _ in $(seq 50); do
+    for f in /sys/class/net/*/address; do
+      read -r a <"$f" && [ "$a" = "52:54:00:89:0$1:0$n" ] && { basename "${f%/address}"; return 0; }
+    done
+    sleep 0.1
+  done
+  return 1
+}
+for l in 0 1; do
+  i=$(nic $l) || { log "no NIC for link $l"; exit 2; }
+  ip link set "$i" up && ip addr add "10.89.$l.$n/24" dev "$i" || exit 2
+  [ $l = 1 ] && rxe_netdev=$i
+done
+"$repo/scripts/setup-softrdma.sh" --rxe --netdev "$rxe_netdev" || { log "rxe0 did not come up"; exit 2; }
+hostname "$me"
+# Under emulation the guests' clocks drift apart by minutes, and munge refuses a credential
+# from the future ("Rewound credential"): every 5 s, the host's time, read as the mtime of
+# a file touched in the shared dir.
+(while :; do touch "$dir/.clock-$me" && date -s "@$(stat -c %Y "$dir/.clock-$me")" >/dev/null; sleep 5; done) &
+printf '10.89.0.1 node-a\n10.89.0.2 node-b\n' >>/etc/hosts
+
+# slurmd (22.05) initialises its cgroup plugin even with proctrack/linuxproc.
+mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup || { log "cannot mount cgroup2"; exit 2; }
+mkdir -p /sys/fs/cgroup/system.slice  # where slurmd puts its scope (no systemd made it)
+# munge: one key for both nodes; slurm: the lab's slurm.conf.
+install -o munge -g munge -m 0400 "$dir/munge.key" /etc/munge/munge.key
+mkdir -p /run/munge /var/lib/munge /var/log/munge /var/spool/slurmd /var/spool/slurmctld
+chown munge:munge /run/munge /var/lib/munge /var/log/munge
+runuser -u munge -- /usr/sbin/munged || { log "munged did not start"; exit 2; }
+cp "$dir/slurm.conf" "$dir/cgroup.conf" /etc/slurm/
+# slurmd runs the HealthCheckProgram with an environment of its own: rdmacheck in PATH.
+ln -sf "$bin" /usr/local/bin/rdmacheck
+export RDMACHECK="$bin"
+# wait_file NAME: until the other node (or the host, when a node ended) writes $dir/NAME.
+wait_file() { until_true "$wait_s" sh -c "[ -e '$dir/$1' ] || [ -e '$dir/done' ]" && [ -e "$dir/$1" ]; }
+
+if [ "$role" = B ]; then
+  wait_file slurmctld.up || { log "node-a's slurmctld never came up"; exit 1; }
+  slurmd || { log "slurmd did not start"; exit 1; }
+  wait_file break || { log "node-a never said to break"; exit 1; }
+  log "deleting rxe0 (the broken NIC)"
+  rdma link delete rxe0
+  touch "$dir/rxe0-deleted"
+  wait_file restart || exit 1
+  log "restarting slurmd: it runs the HealthCheckProgram before it registers"
+  pid=$(cat /run/slurmd.pid); kill "$pid"; until_true 30 sh -c "! kill -0 $pid 2>/dev/null"; slurmd
+  wait_file done
+  exit 0
+fi
+
+slurmctld || { log "slurmctld did not start"; exit 1; }
+slurmd || { log "slurmd did not start"; exit 1; }
+touch "$dir/slurmctld.up"
+until_true "$wait_s" sh -c '[ "$(sinfo -h -o %T | sort -u)" = idle ]' || { log "nodes never idle: $(sinfo)"; exit 1; }
+log "nodes up: $(sinfo -h -N -o '%N %T' | paste -sd' ')"
+run_job() {  # run_job NAME: the fleet job through sbatch, waited for (bounded)
+  local rc=0
+  RDMACHECK_DEVICES=rxe0 RDMACHECK_RUN_FLAGS="--suites=device,pd --timeout_multiplier=4" \
+    RDMACHECK_PAIR_FLAGS="--suites=datapath --gtest_filter=*RcSendTest.MessagesArriveInPostingOrder*:*RdmaWriteTest.WriteIsVisibleWhenLaterSendArrives*:*RdmaReadTest.ReadAfterWriteSeesTheWrite* --timeout_multiplier=4" \
+    RDMACHECK_BENCH_FLAGS="--sizes=64,65536 --iters=200 --bw_bytes=4194304 --poll=event --timeout_multiplier=4" \
+    timeout "$wait_s" sbatch -N2 --wait -o "$dir/$1.out" "$repo/ci/slurm/rdmacheck-fleet.sbatch" "$dir/$1" || rc=$?
+  log "job $1: exit $rc; $(head -1 "$dir/$1/report/fleet.md" 2>/dev/null) $(sed -n 3p "$dir/$1/report/fleet.md" 2>/dev/null)"
+  echo "$rc" >"$dir/$1.rc"
+}
+run_job healthy
+touch "$dir/break"
+wait_file rxe0-deleted || exit 1
+run_job broken
+touch "$dir/restart"
+until_true "$wait_s" sh -c '[ "$(sinfo -h -N -n node-b -o %T)" = drained ] || [ "$(sinfo -h -N -n node-b -o %T)" = draining ]'
+sinfo -R -o "%60E %N" >"$dir/sinfo-R.txt"; sinfo -N -o '%N %T %E' >"$dir/sinfo-N.txt"
+log "sinfo -R: $(tail -n +2 "$dir/sinfo-R.txt")"
+log "nodes: $(tail -n +2 "$dir/sinfo-N.txt" | paste -sd';')"
+touch "$dir/done"
+exit 0

@@ -1,0 +1,194 @@
+// The fleet report (fleet/fleet_model.h, fleet_output.h): over 500 synthetic nodes it names
+// exactly the planted troubles — the failing node with its test, the broken capability,
+// the node on another kernel as an outlier, the node that never reported, the slow pair —
+// sorts them first and folds the healthy ones; in a fleet of two, ties go to the healthy
+// node; run directories on disk load into the same model.
+#include <filesystem>
+
+#include "fleet/fleet_model.h"
+#include "fleet/fleet_output.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "unit/fleet_fixtures.h"
+
+namespace rdmacheck {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using namespace fixtures;  // NOLINT: the fixtures are this file's vocabulary
+
+const FleetNode& Node(const FleetReport& fleet, const std::string& name) {
+  for (const FleetNode& n : fleet.nodes) {
+    if (n.name == name) return n;
+  }
+  ADD_FAILURE() << "no node " << name;
+  static const FleetNode none;
+  return none;
+}
+
+std::vector<Difference> DifferencesOf(const FleetNode& node) {
+  std::vector<Difference> all;
+  for (const NodeDevice& d : node.devices) all.insert(all.end(), d.differences.begin(), d.differences.end());
+  return all;
+}
+
+auto Diff(const std::string& kind, const std::string& subject, const std::string& value, const std::string& majority) {
+  return AllOf(Field(&Difference::kind, kind), Field(&Difference::subject, subject), Field(&Difference::value, value),
+               Field(&Difference::majority, majority));
+}
+
+class FleetOf500Test : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    SyntheticFleet synthetic = MakeSyntheticFleet(500, 100);
+    slow_pair_ = synthetic.slow_pair;
+    FleetOptions options;
+    options.expected_nodes = synthetic.nodes;
+    fleet_ = new FleetReport(BuildFleet(std::move(synthetic.runs), synthetic.bench, options));
+  }
+  static void TearDownTestSuite() { delete fleet_; }
+  static FleetReport* fleet_;
+  static std::pair<int, int> slow_pair_;
+};
+FleetReport* FleetOf500Test::fleet_ = nullptr;
+std::pair<int, int> FleetOf500Test::slow_pair_;
+
+TEST_F(FleetOf500Test, CountsEveryNodeByVerdict) {
+  const FleetReport& fleet = *fleet_;
+  EXPECT_EQ(fleet.nodes.size(), 500u);
+  EXPECT_EQ(fleet.CountNodes(NodeVerdict::kFail), 2);     // the failing test, the broken odp
+  EXPECT_EQ(fleet.CountNodes(NodeVerdict::kMissing), 1);  // never reported
+  EXPECT_EQ(fleet.CountNodes(NodeVerdict::kOutlier), 1);  // the old kernel
+  EXPECT_EQ(fleet.CountNodes(NodeVerdict::kHealthy), 496);
+  EXPECT_TRUE(fleet.Troubled());
+}
+
+TEST_F(FleetOf500Test, TheFailingNodeIsNamedWithItsTest) {
+  const FleetNode& node = Node(*fleet_, NodeName(kFailingNode));
+  EXPECT_EQ(node.verdict, NodeVerdict::kFail);
+  EXPECT_THAT(DifferencesOf(node), ElementsAre(Diff("test", "Suite03Test.Behaviour0003", "fail", "pass")));
+  EXPECT_THAT(NodeFindings(*fleet_, node),
+              Contains("mlx5_0: fail Suite03Test.Behaviour0003: completion status IBV_WC_RETRY_EXC_ERR (12), expected "
+                       "IBV_WC_SUCCESS"));
+}
+
+TEST_F(FleetOf500Test, ABrokenCapabilityIsADifferenceWithItsTests) {
+  const FleetNode& node = Node(*fleet_, NodeName(kNoOdpNode));
+  EXPECT_EQ(node.verdict, NodeVerdict::kFail);
+  EXPECT_EQ(node.failures.size(), 10u);  // the tests the fleet skips for odp
+  EXPECT_THAT(DifferencesOf(node), Contains(Diff("capability", "odp", "broken", "unsupported")));
+  EXPECT_THAT(DifferencesOf(node), Contains(Diff("test", "Suite09Test.Behaviour0009", "fail", "skip")));
+}
+
+TEST_F(FleetOf500Test, AnotherKernelMakesAnOutlierNotAFailure) {
+  const FleetNode& node = Node(*fleet_, NodeName(kOldKernelNode));
+  EXPECT_EQ(node.verdict, NodeVerdict::kOutlier);
+  EXPECT_THAT(node.failures, IsEmpty());
+  EXPECT_THAT(DifferencesOf(node), ElementsAre(Diff("version", "kernel", "5.10.0-30-amd64", "6.1.0-56-amd64")));
+}
+
+TEST_F(FleetOf500Test, ANodeThatNeverReportedIsMissing) {
+  const FleetNode& node = Node(*fleet_, NodeName(kSilentNode));
+  EXPECT_EQ(node.verdict, NodeVerdict::kMissing);
+  EXPECT_THAT(node.missing_devices, ElementsAre("mlx5_0"));
+}
+
+TEST_F(FleetOf500Test, TroubleComesFirst) {
+  std::vector<std::string> first;
+  for (size_t i = 0; i < 4; ++i) first.push_back(fleet_->nodes[i].name);
+  EXPECT_THAT(first, ElementsAre(NodeName(kNoOdpNode), NodeName(kFailingNode), NodeName(kSilentNode),
+                                 NodeName(kOldKernelNode)));
+}
+
+TEST_F(FleetOf500Test, TheSlowPairIsFlaggedAgainstTheFleetMedian) {
+  ASSERT_EQ(fleet_->pairs.size(), 250u);
+  EXPECT_EQ(fleet_->SlowPairs(), 1);
+  EXPECT_EQ(fleet_->FailedPairs(), 0);
+  const FleetPair& slow = fleet_->pairs.front();  // trouble first
+  EXPECT_EQ(slow.server, NodeName(slow_pair_.first));
+  EXPECT_EQ(slow.client, NodeName(slow_pair_.second));
+  ASSERT_EQ(slow.bench.size(), 2u);
+  for (const PairPoint& p : slow.bench) {
+    EXPECT_TRUE(p.slow) << p.point.op;
+    EXPECT_NEAR(p.speed, 0.4, 0.03) << p.point.op;
+  }
+  EXPECT_THAT(PairFindings(slow).front(), HasSubstr("of the fleet median"));
+}
+
+TEST_F(FleetOf500Test, ThePageFoldsTheHealthyAndListsTheTroubleOpen) {
+  const std::string html = FleetToHtml(*fleet_);
+  EXPECT_THAT(html, HasSubstr("<details class=\"node\" open id=\"node-" + NodeName(kFailingNode)));
+  EXPECT_THAT(html, HasSubstr("496 nodes (identical to the fleet's majority"));
+  EXPECT_EQ(html.find("id=\"node-" + NodeName(100)), std::string::npos) << "a healthy node has no section of its own";
+  EXPECT_LT(html.find(NodeName(kFailingNode)), html.find(NodeName(100)));
+  const std::string md = FleetToMarkdown(*fleet_);
+  EXPECT_THAT(md, HasSubstr("| " + NodeName(kOldKernelNode) + " | outlier | mlx5_0: version kernel: 5.10.0-30-amd64 "
+                            "(fleet: 6.1.0-56-amd64) |"));
+}
+
+TEST_F(FleetOf500Test, JsonKeepsEveryNodeAndTheCounts) {
+  const nlohmann::json json = FleetToJson(*fleet_);
+  EXPECT_EQ(json["schema"], kFleetSchema);
+  EXPECT_EQ(json["nodes"].size(), 500u);
+  EXPECT_EQ(json["summary"]["healthy"], 496);
+  EXPECT_EQ(json["summary"]["slow_pairs"], 1);
+  EXPECT_EQ(json["nodes"][1]["failures"][0]["test"], "Suite03Test.Behaviour0003");
+}
+
+// Two nodes, one differing: a tie, which goes to the healthier outcome, so the node that
+// lacks a capability the other has is the outlier (not both, not neither).
+TEST(FleetOfTwoTest, ATieNamesTheLessHealthyNode) {
+  DeviceRun a = NodeRun("a", 20), b = NodeRun("b", 20);
+  b.observed["cap05"].outcome = "unsupported";
+  FleetReport fleet = BuildFleet({a, b}, {{}, {}}, {});
+  EXPECT_EQ(Node(fleet, "a").verdict, NodeVerdict::kHealthy);
+  EXPECT_EQ(Node(fleet, "b").verdict, NodeVerdict::kOutlier);
+  EXPECT_THAT(DifferencesOf(Node(fleet, "b")), ElementsAre(Diff("capability", "cap05", "unsupported", "supported")));
+  EXPECT_FALSE(fleet.Troubled());
+}
+
+TEST(FleetOfTwoTest, AFailedPairIsTrouble) {
+  DeviceRun pair = PairRun("a", "b", 5);
+  pair.results.tests[0].status = TestStatus::kFail;
+  FleetReport fleet = BuildFleet({NodeRun("a", 5), NodeRun("b", 5), pair}, {{}, {}, {}}, {});
+  ASSERT_EQ(fleet.pairs.size(), 1u);
+  EXPECT_TRUE(fleet.pairs[0].Failed());
+  EXPECT_EQ(fleet.CountNodes(NodeVerdict::kHealthy), 2) << "a pair's failure is not a node's own";
+  EXPECT_TRUE(fleet.Troubled());
+}
+
+// From disk: nodes/<node>/<device> and pairs/<a>--<b>/<device>, as ci/slurm/ writes them.
+TEST(FleetLoadTest, ReadsRunDirectoriesUnderTheRoots) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(::testing::TempDir()) / "fleet_load_test";
+  fs::remove_all(root);
+  auto write = [&](const fs::path& dir, const DeviceRun& run) {
+    fs::create_directories(dir / "logs");
+    ASSERT_TRUE(WriteFile((dir / "results.json").string(), ResultsToJson(run.results).dump()).ok());
+    ASSERT_TRUE(WriteFile((dir / "capabilities.json").string(), run.capabilities.dump()).ok());
+  };
+  write(root / "nodes/a/mlx5_0", NodeRun("a", 5));
+  write(root / "nodes/b/mlx5_0", NodeRun("b", 5));
+  write(root / "pairs/a--b/mlx5_0", PairRun("a", "b", 5));
+  absl::StatusOr<FleetReport> fleet = LoadFleet({root.string()}, {});
+  ASSERT_TRUE(fleet.ok()) << fleet.status();
+  EXPECT_EQ(fleet->nodes.size(), 2u);
+  ASSERT_EQ(fleet->pairs.size(), 1u);
+  EXPECT_EQ(fleet->pairs[0].server, "a");
+  EXPECT_EQ(fleet->pairs[0].client, "b");
+
+  fs::create_directories(root / "empty");
+  EXPECT_THAT(LoadFleet({(root / "empty").string()}, {}).status().message(), HasSubstr("no run directory"));
+  absl::StatusOr<FleetReport> no_pairs = LoadFleet({(root / "nodes").string(), (root / "empty").string()}, {});
+  ASSERT_TRUE(no_pairs.ok()) << "a root without runs beside one with runs: " << no_pairs.status();
+  EXPECT_EQ(no_pairs->nodes.size(), 2u);
+  EXPECT_THAT(LoadFleet({(root / "nope").string()}, {}).status().message(), HasSubstr("not a directory"));
+}
+
+}  // namespace
+}  // namespace rdmacheck
