@@ -7,8 +7,9 @@ run over the tests every mutant concerns, then each mutant twice:
                  (--capabilities);
   <name>@probe   it acts in `rdmacheck probe` too, and the run uses that probe: a deviation
                  the probe meets decides what the tests see (absent, broken, supported).
-                 When the mutant never acted in the probe, that probe is the plain one and
-                 the run would be <name>'s again: its verdict is <name>'s ("same_as").
+                 When that probe answers as the plain one (the mutant never acted in it, or
+                 changed only the wording of a detail), the run would be <name>'s again:
+                 its verdict is <name>'s ("same_as"), and only the probe is paid for.
 
 A mutant is killed when a test that passed in the plain run (or a BrokenCapability.<cap>
 result the plain run did not have) fails in an ordinary way under it: not abnormal (a
@@ -105,6 +106,17 @@ def killers(plain, results):
     return out
 
 
+def answers(profile_path):
+    """What of a probe's profile decides a run: the declared attributes, each capability's
+    outcome and errno, the measured values, the quirks (not the wording of details, nor
+    when it ran)."""
+    with open(profile_path) as f:
+        p = json.load(f)
+    return {"declared": p.get("declared"), "quirks": p.get("quirks"),
+            "observed": {c: (o.get("outcome"), o.get("errno")) for c, o in p.get("observed", {}).items()},
+            "measured": {n: v.get("value") for n, v in p.get("measured", {}).items()}}
+
+
 def acted_roles(path):
     """Where the mutant acted, from the library's notes ("<mutant> probe|tests <pid>")."""
     if not os.path.exists(path):
@@ -143,6 +155,7 @@ class Device:
         if mutant:
             env["LD_PRELOAD"] = os.path.abspath(self.args.library)
             env["RDMACHECK_MUTANT"] = mutant
+        if acted:
             env["RDMACHECK_MUTANT_ACTED"] = os.path.abspath(acted)
         return env
 
@@ -193,8 +206,9 @@ class Device:
             return {"acted": False, "acted_in": [], "killed": False, "killed_by": [], "loose_killed": False,
                     "exit": probe_rc, "tests": 0, "seconds": round(time.monotonic() - start, 1), "ran": False,
                     "error": f"its probe exited {probe_rc}"}
-        if not acted_roles(probe_acted):
+        if not acted_roles(probe_acted) or answers(probe) == answers(self.probe):
             same = dict(base.result(), same_as=m["base"])
+            same["acted_in"] = sorted(set(same["acted_in"]) | set(acted_roles(probe_acted)))
             same["seconds"] = round(time.monotonic() - start, 1)
             return same
         acted = self.acted_file(m["name"], "tests")

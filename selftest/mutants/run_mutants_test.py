@@ -4,6 +4,7 @@ kill, the probe-visible variants, the per-device gate. No device needed.
 
   python3 selftest/mutants/run_mutants_test.py
 """
+import json
 import os
 import sys
 import tempfile
@@ -71,6 +72,37 @@ class VariantTest(unittest.TestCase):
         self.assertEqual(names, ["control", "wc_status", "wc_status@probe"])
         variant = run_mutants.with_variants(table)[2]
         self.assertEqual((variant["base"], variant["variant"]), ("wc_status", "probe"))
+
+
+class AnswersTest(unittest.TestCase):
+    PROFILE = {"identity": {"time": "05:45"}, "declared": {"max_qp_wr": 16384}, "quirks": [],
+               "observed": {"inline_data": {"outcome": "supported", "errno": 0, "detail": "the created QP reports 512"}},
+               "measured": {"max_inline_data": {"value": 512, "detail": "the created QP reports 512"}}}
+
+    def answers(self, profile):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(profile, f)
+        try:
+            return run_mutants.answers(f.name)
+        finally:
+            os.remove(f.name)
+
+    def changed(self, key, cap, field, value):
+        profile = json.loads(json.dumps(self.PROFILE))
+        profile[key][cap][field] = value
+        return profile
+
+    def test_the_wording_of_a_detail_and_the_time_are_not_answers(self):
+        reworded = self.changed("observed", "inline_data", "detail", "the created QP reports 256")
+        reworded["identity"]["time"] = "05:48"
+        self.assertEqual(self.answers(reworded), self.answers(self.PROFILE))
+
+    def test_an_outcome_an_errno_a_measurement_or_a_declared_limit_is(self):
+        for changed in (self.changed("observed", "inline_data", "outcome", "unsupported"),
+                        self.changed("observed", "inline_data", "errno", 22),
+                        self.changed("measured", "max_inline_data", "value", 256),
+                        dict(self.PROFILE, declared={"max_qp_wr": 16385})):
+            self.assertNotEqual(self.answers(changed), self.answers(self.PROFILE))
 
 
 class GateTest(unittest.TestCase):
