@@ -43,6 +43,17 @@ bool DeliverPending(CqState& s, int n, ibv_wc* wc) {
   return true;
 }
 
+// The index of the CQ's first successful completion among `got`, once per CQ (then -1).
+int FirstOk(CqState& s, const ibv_wc* wc, int got) {
+  for (int i = 0; !s.touched && i < got; ++i) {
+    if (Ok(wc[i])) {
+      s.touched = true;
+      return i;
+    }
+  }
+  return -1;
+}
+
 // Which real completion came where: a change of order or number is the mutant's doing.
 bool SameWc(const ibv_wc& a, const ibv_wc& b) { return memcmp(&a, &b, sizeof(ibv_wc)) == 0; }
 
@@ -50,12 +61,9 @@ int PollLosingFirst(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
   std::lock_guard<std::mutex> lock(mutex);
   CqState& s = States()[cq];
   int got = real(cq, n, wc);
-  for (int i = 0; !s.touched && i < got; ++i) {
-    if (Ok(wc[i])) {
-      s.touched = true;
-      got = Remove(wc, got, i);
-      Acted();
-    }
+  if (const int first = FirstOk(s, wc, got); first >= 0) {
+    got = Remove(wc, got, first);
+    Acted();
   }
   return got;
 }
@@ -129,12 +137,7 @@ int PollRepeatingFirstWhenEmpty(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
     Acted();
     return 1;
   }
-  for (int i = 0; !s.touched && i < got; ++i) {
-    if (Ok(wc[i])) {
-      s.touched = true;
-      s.again = wc[i];
-    }
-  }
+  if (const int first = FirstOk(s, wc, got); first >= 0) s.again = wc[first];
   return got;
 }
 
@@ -169,7 +172,11 @@ std::vector<Mutant> CompletionFlowMutants() {
       {.name = "cqe_flush_lost",
        .what = "work requests flushed by a QP in error never complete (no IBV_WC_WR_FLUSH_ERR)",
        .suites = "qp_state", .filter = "Types/QpFlushTest.ErrFlushesOutstandingReceives/RC",
-       .devices = "", .survives = nullptr, .poll = PollWithoutFlushes},
+       .devices = "",
+       .survives = "on siw0: every flush test already fails there on 6.1 (siw reads every QP back as RESET; "
+                   "ErrorThenTheRestFlushesInOrder too), expected deviations, and only a test that passes "
+                   "without the mutant counts",
+       .poll = PollWithoutFlushes},
   };
 }
 
