@@ -1,10 +1,13 @@
 // The report's section "Mutation score": how many deviations the suites can see. The
 // mutation suite (selftest/mutants/, `ctest -L mutation`) makes a real device deviate in one
-// way per mutant and runs the tests that concern it; a mutant is killed when that run
-// fails. The section shows per device the score, whether the control run (library loaded,
-// no deviation) gave a plain run's verdicts, and every survivor with what it changes and
-// why no test sees it. Input: mutation.json ("rdmacheck.mutation/1", written by
-// selftest/mutants/run_mutants.py beside the runs, OUT/<device>/<mutant>/).
+// way per mutant, in the tests only or (<name>@probe) in the probe too, and runs the tests
+// that concern it; a mutant is killed when a test that passed without it fails in an
+// ordinary way (no crash, hang, leak or kernel log) and the mutant acted. The section shows
+// per device killed / acted / total, the score (killed / total) beside the looser count
+// (any failure), whether the control run (library loaded, no deviation) gave a plain run's
+// verdicts, and every survivor with what it changes and why no test sees it. Input:
+// mutation.json ("rdmacheck.mutation/2", written by selftest/mutants/run_mutants.py beside
+// the runs, OUT/<device>/<mutant>/).
 //
 //   rdmacheck report out/mutation     # the plain runs as the devices, plus this section
 #ifndef RDMACHECK_REPORTS_MUTATION_SECTION_H_
@@ -19,7 +22,7 @@
 
 namespace rdmacheck {
 
-inline constexpr char kMutationSchema[] = "rdmacheck.mutation/1";
+inline constexpr char kMutationSchema[] = "rdmacheck.mutation/2";
 
 struct MutationRun {
   std::string source;  // the mutation.json read

@@ -40,8 +40,8 @@ rm -rf out/ctest
 scripts/lab.sh -- ctest --test-dir build -L device -j2 --output-on-failure
 device=$?
 
-step "mutation suite (VM lab: each mutant must make its tests fail)"
-scripts/lab.sh -- ctest --test-dir build -L mutation --output-on-failure
+step "mutation suite (VM lab: each mutant must make its tests fail; -V shows killed / acted / total per device)"
+scripts/lab.sh -- ctest --test-dir build -L mutation -V
 mutation=$?
 
 step "backports kernel (VM lab: the main job on Debian's newest backports kernel)"

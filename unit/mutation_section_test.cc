@@ -48,23 +48,47 @@ TEST(MutationSectionTest, AnotherJsonFileIsAnError) {
   std::remove(path.c_str());
 }
 
-TEST(MutationSectionTest, ShowsTheScorePerDeviceAndEverySurvivor) {
+TEST(MutationSectionTest, TheOldLooseSchemaIsRefused) {
+  const std::string path = testing::TempDir() + "/old_mutation.json";
+  std::ofstream(path) << R"({"schema": "rdmacheck.mutation/1", "devices": []})";
+  absl::StatusOr<std::optional<MutationRun>> run = LoadMutationRun(path);
+  EXPECT_FALSE(run.ok()) << "a /1 file counted any failure as a kill";
+  std::remove(path.c_str());
+}
+
+TEST(MutationSectionTest, ShowsKilledActedAndTotalPerDevice) {
   ExtraSection s = MutationSection({Fixture()});
   EXPECT_EQ(s.id, "mutation");
   ASSERT_EQ(s.data["devices"].size(), 2u);
-  EXPECT_EQ(s.data["devices"][0]["killed"], 1);
-  EXPECT_EQ(s.data["devices"][0]["total"], 2);
-  EXPECT_DOUBLE_EQ(s.data["devices"][0]["score"].get<double>(), 0.5);
-  EXPECT_THAT(s.markdown, HasSubstr("| rxe0 | 1 | 2 | 50.0 % | equal to a plain run (12 tests) |"));
-  EXPECT_THAT(s.markdown, HasSubstr("| siw0 | 0 | 1 | 0.0 % | DIFFERENT from a plain run"));
-  // A survivor with its reason (escaped for the Markdown table), one without.
+  const nlohmann::json& rxe = s.data["devices"][0];
+  EXPECT_EQ(rxe["killed"], 1);
+  EXPECT_EQ(rxe["acted"], 4);
+  EXPECT_EQ(rxe["total"], 4);
+  EXPECT_EQ(rxe["loose_killed"], 2) << "cqe_lost's run failed, but not in an ordinary way";
+  EXPECT_DOUBLE_EQ(rxe["score"].get<double>(), 0.25);
+  EXPECT_THAT(s.markdown, HasSubstr("| device | killed | acted | mutants | score | loose count | control |"));
+  EXPECT_THAT(s.markdown, HasSubstr("| rxe0 | 1 | 4 | 4 | 25.0 % | 2 | equal to a plain run (12 tests) |"));
+  EXPECT_THAT(s.markdown, HasSubstr("| siw0 | 0 | 0 | 1 | 0.0 % | 0 | DIFFERENT from a plain run"));
+  EXPECT_THAT(s.html, HasSubstr("<td>rxe0</td><td>1</td><td>4</td><td>4</td><td>25.0 %</td><td>2</td>"));
+}
+
+TEST(MutationSectionTest, EverySurvivorSaysWhy) {
+  ExtraSection s = MutationSection({Fixture()});
+  // The reason in its source (escaped for the Markdown table).
   EXPECT_THAT(s.markdown, HasSubstr("| rxe0 | `wc_invalidated_rkey` |"));
   EXPECT_THAT(s.markdown, HasSubstr("rxe already reports WITH_INV wrong \\| so the test xfails"));
+  // A probe-visible variant whose plain mutant was killed: the probe hid it.
+  EXPECT_THAT(s.markdown, HasSubstr("| rxe0 | `wc_byte_len@probe` |"));
+  EXPECT_THAT(s.markdown, HasSubstr("killed when only the tests see it; what the probe made of it hid it"));
+  // Killed only by the loose count: a test is missing.
+  EXPECT_THAT(s.markdown, HasSubstr("| rxe0 | `cqe_lost` | the first successful completion is lost | not explained: "
+                                    "a test is missing |"));
+  // Never acted.
   EXPECT_THAT(s.markdown, HasSubstr("| siw0 | `wc_byte_len` | a successful receive reports one byte more than arrived "
-                                    "| not explained: a test is missing |"));
-  EXPECT_THAT(s.markdown, Not(HasSubstr("| rxe0 | `wc_byte_len`")));  // killed there
+                                    "| not explained: it never acted"));
+  EXPECT_THAT(s.markdown, Not(HasSubstr("| rxe0 | `wc_byte_len` |")));  // killed there
   EXPECT_THAT(s.html, HasSubstr("<td><code>wc_invalidated_rkey</code></td>"));
-  EXPECT_EQ(s.data["devices"][1]["survivors"][0]["survives"], "not explained: a test is missing");
+  EXPECT_EQ(s.data["devices"][0]["survivors"].size(), 3u);
 }
 
 }  // namespace

@@ -40,7 +40,9 @@ std::vector<Mutant> CmMutants() {
        .suites = "rdma_cm", .filter = "Amount/PrivateDataTest.CarriedBothWays/OneByte", .devices = "", .survives = nullptr,
        .cm_event = [](rdma_cm_event* e) {
          // librdmacm keeps the data in the event it allocated: writable.
-         if (CarriesPrivateData(e)) *const_cast<uint8_t*>(static_cast<const uint8_t*>(e->param.conn.private_data)) ^= 0xff;
+         if (!CarriesPrivateData(e)) return;
+         *const_cast<uint8_t*>(static_cast<const uint8_t*>(e->param.conn.private_data)) ^= 0xff;
+         Acted();
        }},
       {.name = "cm_private_data_len",
        .what = "an rdma_cm event reports one byte less private data than the peer sent",

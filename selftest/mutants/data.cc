@@ -1,7 +1,8 @@
 // Data mutants: the completion is right, the bytes it describes are not: a received byte
-// corrupted, a byte written past a received message, a byte of an RDMA READ corrupted, an
-// atomic's original value wrong. The buffers come from the posted work requests
-// (posted_buffers.cc); only bytes inside them are touched.
+// corrupted, a byte written past a received message, a byte of an RDMA READ corrupted, the
+// responder's byte just past a READ's source range changed, an atomic's original value
+// wrong. The buffers come from the posted work requests (posted_buffers.cc) and the MRs of
+// this process (registered_memory.cc); only registered bytes are touched.
 #include "selftest/mutants/families.h"
 
 namespace rdmacheck::mutants {
@@ -10,7 +11,9 @@ namespace {
 constexpr uint32_t kGrh = 40;  // a UD receive starts with the GRH (or room for it)
 
 void Flip(uint64_t addr) {
-  if (addr) *reinterpret_cast<volatile uint8_t*>(addr) ^= 0xff;
+  if (!addr) return;
+  *reinterpret_cast<volatile uint8_t*>(addr) ^= 0xff;
+  Acted();
 }
 
 // A received message's first byte, or the byte just past it in the receive's SGEs.
@@ -47,12 +50,27 @@ std::vector<Mutant> DataMutants() {
        .suites = "datapath", .filter = "Connect/RdmaReadSizeTest.ReadReturnsRemoteBytes/RdmaCm_MtuPlusOne", .devices = "",
        .survives = nullptr,
        .completion = [](ibv_wc& wc) { Flip(SendBuffer(wc, IBV_WC_RDMA_READ).At(0)); }},
+      {.name = "read_source_overrun",
+       .what = "after a successful RDMA READ, the responder's byte just past the source range is changed (its "
+               "memory written beyond what was read)",
+       // Loopback only: the responder's MR is in this process. Survives the tests of 2026-11
+       // alone (they check the requester's side); meant to be killed by the guard bytes
+       // around a READ's source range (issue 30, item 6; branch vsuites).
+       .suites = "datapath", .filter = "Connect/RdmaReadSizeTest.ReadReturnsRemoteBytes/RdmaCm_MtuPlusOne",
+       .devices = "", .survives = nullptr,
+       .completion = [](ibv_wc& wc) {
+         const Buffer read = SendBuffer(wc, IBV_WC_RDMA_READ);
+         if (read.found) Flip(LocalAddress(read.rkey, read.remote_addr + read.Length(), 1));
+       }},
       {.name = "atomic_original_value",
        .what = "the original value a FETCH_ADD returns is off by one",
        .suites = "atomics", .filter = "Connect/AtomicsTest.FetchAddAddsAndReturnsTheOriginal/RdmaCm", .devices = "rxe0",
        .survives = nullptr,
        .completion = [](ibv_wc& wc) {
-         if (uint64_t addr = SendBuffer(wc, IBV_WC_FETCH_ADD).At(0)) ++*reinterpret_cast<volatile uint64_t*>(addr);
+         if (uint64_t addr = SendBuffer(wc, IBV_WC_FETCH_ADD).At(0)) {
+           ++*reinterpret_cast<volatile uint64_t*>(addr);
+           Acted();
+         }
        }},
   };
 }

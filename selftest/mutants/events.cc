@@ -10,7 +10,10 @@ std::vector<Mutant> EventMutants() {
        .what = "ibv_req_notify_cq succeeds but never arms the CQ: no completion event comes",
        .suites = "comp_channel", .filter = "CompChannelEventTest.EventAfterCompletionWhenArmed", .devices = "",
        .survives = nullptr,
-       .req_notify_cq = [](ibv_cq*, int, int (*)(ibv_cq*, int)) { return 0; }},
+       .req_notify_cq = [](ibv_cq*, int, int (*)(ibv_cq*, int)) {
+         Acted();
+         return 0;
+       }},
       {.name = "async_event_lost",
        .what = "IBV_EVENT_SRQ_LIMIT_REACHED is never delivered",
        .suites = "srq", .filter = "SrqTrafficTest.LimitReachedEvent", .devices = "", .survives = nullptr,

@@ -16,6 +16,7 @@ std::vector<Mutant> QueryMutants();            // queries.cc: QP state, granted 
 std::vector<Mutant> AccessMutants();           // access.cc: MR rights
 std::vector<Mutant> EventMutants();            // events.cc: CQ and async events
 std::vector<Mutant> CmMutants();               // cm_events.cc: rdma_cm events and private data
+std::vector<Mutant> AcceptedFailureMutants();  // accepted_failures.cc: accepted, then completed in error
 
 }  // namespace rdmacheck::mutants
 

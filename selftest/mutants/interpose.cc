@@ -4,6 +4,9 @@
 // ibv_req_notify_cq, ibv_query_device_ex, ibv_create_qp_ex) call through `context->ops` or
 // the verbs_context, never through a symbol.
 //
+// Each wrapper notes when the hook changed the device's answer (Acted(): the driver counts
+// the runs a mutant acted in).
+//
 // Without an active mutant (no RDMACHECK_MUTANT, or not a suite child) every function
 // here is the real one; in processes that never use libibverbs (the `rdma` tool, scripts)
 // none of it is ever called.
@@ -13,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 
 #include "selftest/mutants/mutant.h"
 
@@ -35,6 +39,17 @@ constexpr int kMaxContexts = 64;
 Wrapped wrapped[kMaxContexts];
 std::mutex wrapped_mutex;
 
+// Runs `change` over `*value` and notes it if the value changed (bytewise: the verbs
+// structs are plain data).
+template <typename T, typename F>
+void Noting(T* value, F change) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  T before;
+  memcpy(&before, value, sizeof(T));
+  change(value);
+  if (memcmp(&before, value, sizeof(T)) != 0) Acted();
+}
+
 const Wrapped* Find(ibv_context* context) {
   for (const Wrapped& w : wrapped) {
     if (w.context == context) return &w;
@@ -47,29 +62,38 @@ int PollCq(ibv_cq* cq, int n, ibv_wc* wc) {
   PollFn real = Find(cq->context)->ops.poll_cq;
   if (m->poll) return m->poll(real, cq, n, wc);
   int got = real(cq, n, wc);
-  for (int i = 0; m->completion && i < got; ++i) m->completion(wc[i]);
+  for (int i = 0; m->completion && i < got; ++i) Noting(&wc[i], [m](ibv_wc* w) { m->completion(*w); });
   return got;
 }
 
 int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   const Mutant* m = Active();
   for (ibv_send_wr* w = wr; w; w = w->next) RecordSend(qp->qp_num, w);
-  int ret = Find(qp->context)->ops.post_send(qp, wr, bad_wr);
-  return m->post_send_result ? m->post_send_result(wr, ret, bad_wr) : ret;
+  const int ret = Find(qp->context)->ops.post_send(qp, wr, bad_wr);
+  if (!m->post_send_result) return ret;
+  ibv_send_wr* const bad_before = *bad_wr;
+  const int mutated = m->post_send_result(wr, ret, bad_wr);
+  if (mutated != ret || *bad_wr != bad_before) Acted();
+  return mutated;
+}
+
+int RecvResult(ibv_recv_wr* wr, int ret, ibv_recv_wr** bad_wr) {
+  const Mutant* m = Active();
+  if (!m->post_recv_result) return ret;
+  ibv_recv_wr* const bad_before = *bad_wr;
+  const int mutated = m->post_recv_result(wr, ret, bad_wr);
+  if (mutated != ret || *bad_wr != bad_before) Acted();
+  return mutated;
 }
 
 int PostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
-  const Mutant* m = Active();
   for (ibv_recv_wr* w = wr; w; w = w->next) RecordRecv(qp->qp_num, w);
-  int ret = Find(qp->context)->ops.post_recv(qp, wr, bad_wr);
-  return m->post_recv_result ? m->post_recv_result(wr, ret, bad_wr) : ret;
+  return RecvResult(wr, Find(qp->context)->ops.post_recv(qp, wr, bad_wr), bad_wr);
 }
 
 int PostSrqRecv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
-  const Mutant* m = Active();
   for (ibv_recv_wr* w = wr; w; w = w->next) RecordRecv(0, w);
-  int ret = Find(srq->context)->ops.post_srq_recv(srq, wr, bad_wr);
-  return m->post_recv_result ? m->post_recv_result(wr, ret, bad_wr) : ret;
+  return RecvResult(wr, Find(srq->context)->ops.post_srq_recv(srq, wr, bad_wr), bad_wr);
 }
 
 int ReqNotifyCq(ibv_cq* cq, int solicited_only) {
@@ -81,17 +105,18 @@ int ReqNotifyCq(ibv_cq* cq, int solicited_only) {
 int QueryDeviceEx(ibv_context* context, const ibv_query_device_ex_input* input, ibv_device_attr_ex* attr,
                   size_t size) {
   int ret = Find(context)->query_device_ex(context, input, attr, size);
-  if (ret == 0 && Active()->device_attr) Active()->device_attr(&attr->orig_attr);
+  if (ret == 0 && Active()->device_attr) Noting(&attr->orig_attr, Active()->device_attr);
   return ret;
 }
 
-void Granted(ibv_qp* qp, ibv_qp_cap* cap) {
-  if (qp && Active()->created_qp) Active()->created_qp(cap);
+void Granted(ibv_qp* qp, const ibv_qp_cap& requested, ibv_qp_cap* cap) {
+  if (qp && Active()->created_qp) Noting(cap, [&](ibv_qp_cap* c) { Active()->created_qp(qp, requested, c); });
 }
 
 ibv_qp* CreateQpEx(ibv_context* context, ibv_qp_init_attr_ex* init) {
+  const ibv_qp_cap requested = init->cap;
   ibv_qp* qp = Find(context)->create_qp_ex(context, init);
-  Granted(qp, &init->cap);
+  Granted(qp, requested, &init->cap);
   return qp;
 }
 
@@ -159,43 +184,79 @@ int ibv_destroy_cq(ibv_cq* cq) {
 int ibv_query_device(ibv_context* context, ibv_device_attr* attr) {
   static auto real = Real<int (*)(ibv_context*, ibv_device_attr*)>("ibv_query_device");
   int ret = real(context, attr);
-  if (ret == 0 && Active() && Active()->device_attr) Active()->device_attr(attr);
+  if (ret == 0 && Active() && Active()->device_attr) rdmacheck::mutants::Noting(attr, Active()->device_attr);
   return ret;
 }
 
 int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, ibv_qp_init_attr* init) {
   static auto real = Real<int (*)(ibv_qp*, ibv_qp_attr*, int, ibv_qp_init_attr*)>("ibv_query_qp");
   int ret = real(qp, attr, mask, init);
-  if (ret == 0 && Active() && Active()->query_qp) Active()->query_qp(attr, mask, init);
+  if (ret != 0 || !Active() || !Active()->query_qp) return ret;
+  ibv_qp_init_attr unused{};
+  ibv_qp_init_attr* const init_or_copy = init ? init : &unused;
+  rdmacheck::mutants::Noting(attr, [&](ibv_qp_attr* a) {
+    rdmacheck::mutants::Noting(init_or_copy, [&](ibv_qp_init_attr* i) { Active()->query_qp(qp, a, mask, init ? i : nullptr); });
+  });
   return ret;
+}
+
+// Which QPs the caller itself moved to the error state (a mutant of the state read back
+// after an error completion must tell those apart).
+int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
+  static auto real = Real<int (*)(ibv_qp*, ibv_qp_attr*, int)>("ibv_modify_qp");
+  int ret = real(qp, attr, mask);
+  if (ret == 0 && Active()) rdmacheck::mutants::RecordModify(qp, attr, mask);
+  return ret;
+}
+
+int ibv_destroy_qp(ibv_qp* qp) {
+  static auto real = Real<int (*)(ibv_qp*)>("ibv_destroy_qp");
+  if (Active()) rdmacheck::mutants::ForgetQp(qp);
+  return real(qp);
 }
 
 ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* init) {
   static auto real = Real<ibv_qp* (*)(ibv_pd*, ibv_qp_init_attr*)>("ibv_create_qp");
+  const ibv_qp_cap requested = init->cap;
   ibv_qp* qp = real(pd, init);
-  if (Active()) rdmacheck::mutants::Granted(qp, &init->cap);
+  if (Active()) rdmacheck::mutants::Granted(qp, requested, &init->cap);
   return qp;
 }
 
 // verbs.h makes ibv_reg_mr and ibv_reg_mr_iova macros (choosing ibv_reg_mr_iova2 for
-// optional access flags): the parenthesized names define the exported functions.
+// optional access flags): the parenthesized names define the exported functions. Each MR
+// is remembered (registered_memory.cc) for the mutants that reach a READ's target.
 static int MrAccess(int access) {
-  return Active() && Active()->mr_access ? Active()->mr_access(access) : access;
+  if (!Active() || !Active()->mr_access) return access;
+  const int mutated = Active()->mr_access(access);
+  if (mutated != access) rdmacheck::mutants::Acted();
+  return mutated;
+}
+
+static ibv_mr* Registered(ibv_mr* mr, uint64_t iova) {
+  if (mr && Active()) rdmacheck::mutants::RecordMr(mr, iova);
+  return mr;
 }
 
 ibv_mr* (ibv_reg_mr)(ibv_pd* pd, void* addr, size_t length, int access) {
   static auto real = Real<ibv_mr* (*)(ibv_pd*, void*, size_t, int)>("ibv_reg_mr");
-  return real(pd, addr, length, MrAccess(access));
+  return Registered(real(pd, addr, length, MrAccess(access)), reinterpret_cast<uintptr_t>(addr));
 }
 
 ibv_mr* (ibv_reg_mr_iova)(ibv_pd* pd, void* addr, size_t length, uint64_t iova, int access) {
   static auto real = Real<ibv_mr* (*)(ibv_pd*, void*, size_t, uint64_t, int)>("ibv_reg_mr_iova");
-  return real(pd, addr, length, iova, MrAccess(access));
+  return Registered(real(pd, addr, length, iova, MrAccess(access)), iova);
 }
 
 ibv_mr* ibv_reg_mr_iova2(ibv_pd* pd, void* addr, size_t length, uint64_t iova, unsigned access) {
   static auto real = Real<ibv_mr* (*)(ibv_pd*, void*, size_t, uint64_t, unsigned)>("ibv_reg_mr_iova2");
-  return real(pd, addr, length, iova, static_cast<unsigned>(MrAccess(static_cast<int>(access))));
+  return Registered(real(pd, addr, length, iova, static_cast<unsigned>(MrAccess(static_cast<int>(access)))), iova);
+}
+
+int ibv_dereg_mr(ibv_mr* mr) {
+  static auto real = Real<int (*)(ibv_mr*)>("ibv_dereg_mr");
+  if (Active()) rdmacheck::mutants::ForgetMr(mr);
+  return real(mr);
 }
 
 int ibv_get_async_event(ibv_context* context, ibv_async_event* event) {
@@ -204,6 +265,7 @@ int ibv_get_async_event(ibv_context* context, ibv_async_event* event) {
   while (true) {
     int ret = real(context, event);
     if (ret != 0 || !Active() || !Active()->drop_async_event || !Active()->drop_async_event(*event)) return ret;
+    rdmacheck::mutants::Acted();
     ack(event);
     // Lost: the caller waited for the fd to be readable and now expects an event. Give it
     // the next one if it comes within 2 s, else a failure, rather than blocking forever.
@@ -237,7 +299,7 @@ int rdma_reject(rdma_cm_id* id, const void* private_data, uint8_t length) {
 int rdma_get_cm_event(rdma_event_channel* channel, rdma_cm_event** event) {
   static auto real = Real<int (*)(rdma_event_channel*, rdma_cm_event**)>("rdma_get_cm_event");
   int ret = real(channel, event);
-  if (ret == 0 && Active() && Active()->cm_event) Active()->cm_event(*event);
+  if (ret == 0 && Active() && Active()->cm_event) rdmacheck::mutants::Noting(*event, Active()->cm_event);
   return ret;
 }
 

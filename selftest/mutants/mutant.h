@@ -8,9 +8,19 @@
 // hooks it needs; every hook it leaves null passes the device's answer through unchanged.
 //
 // Each row names the tests that concern it (suites and a --gtest_filter: the driver,
-// run_mutants.py, runs only those, from a probe of the unmutated device) and, for a mutant
-// no conformance test can see, `survives`: why not. A mutant the device cannot express
-// (siw has no immediate data, no UD, no atomics) lists the devices it applies to.
+// run_mutants.py, runs only those) and, for a mutant no conformance test can see,
+// `survives`: why not. A mutant the device cannot express (siw has no immediate data, no
+// UD, no atomics) lists the devices it applies to.
+//
+// Every mutant has a probe-visible variant, RDMACHECK_MUTANT=<name>@probe (kProbeVariant):
+// it acts in `rdmacheck probe` as well as in the suite children, as a real device would,
+// so a deviation the probe meets decides what the tests see (absent, broken, supported).
+// The plain <name> acts in the suite children only, behind a probe of the real device.
+//
+// A hook that changes an answer makes the run count as one the mutant acted in (Acted():
+// RDMACHECK_MUTANT_ACTED names a file that gets a line per process it acted in). The
+// wrappers see most changes themselves; a hook that changes what they cannot compare
+// (memory, a completion held back or dropped) calls Acted().
 #ifndef RDMACHECK_SELFTEST_MUTANTS_MUTANT_H_
 #define RDMACHECK_SELFTEST_MUTANTS_MUTANT_H_
 
@@ -35,14 +45,15 @@ struct Mutant {
 
   // Hooks (null: unchanged). A completion as the device reported it, edited in place.
   void (*completion)(ibv_wc& wc) = nullptr;
-  // The whole poll (for completions lost, duplicated, reordered).
+  // The whole poll (for completions lost, duplicated, reordered); calls Acted().
   int (*poll)(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) = nullptr;
   // The result of a post: `ret` what the device returned, `*bad_wr` as it set it.
   int (*post_send_result)(ibv_send_wr* wr, int ret, ibv_send_wr** bad_wr) = nullptr;
   int (*post_recv_result)(ibv_recv_wr* wr, int ret, ibv_recv_wr** bad_wr) = nullptr;
   int (*req_notify_cq)(ibv_cq* cq, int solicited_only, int (*real)(ibv_cq*, int)) = nullptr;
-  void (*query_qp)(ibv_qp_attr* attr, int mask, ibv_qp_init_attr* init) = nullptr;
-  void (*created_qp)(ibv_qp_cap* granted) = nullptr;  // the caps create_qp writes back
+  void (*query_qp)(ibv_qp* qp, ibv_qp_attr* attr, int mask, ibv_qp_init_attr* init) = nullptr;
+  // The caps create_qp writes back (`granted`), and what the caller asked for.
+  void (*created_qp)(ibv_qp* qp, const ibv_qp_cap& requested, ibv_qp_cap* granted) = nullptr;
   void (*device_attr)(ibv_device_attr* attr) = nullptr;
   int (*mr_access)(int access) = nullptr;  // the rights reg_mr is asked for
   bool (*drop_async_event)(const ibv_async_event& event) = nullptr;
@@ -52,19 +63,37 @@ struct Mutant {
 // Every mutant (mutant_table.cc), control first.
 const std::vector<Mutant>& AllMutants();
 
+// The suffix of a probe-visible variant's name: RDMACHECK_MUTANT=wc_status@probe.
+inline constexpr char kProbeVariant[] = "@probe";
+
 // The mutant this process runs (RDMACHECK_MUTANT), or null: none selected, or this is not
-// a process that runs tests. Only the suite children (`rdmacheck __child`) are mutated:
-// the probe, the doctor and the counters of the parent see the real device.
+// a process it acts in. The suite children (`rdmacheck __child`, or forked by `run`) are
+// mutated, and `rdmacheck probe` by a probe-visible variant; the doctor and the counters
+// of `run` itself always see the real device.
 const Mutant* Active();
 
-// What a mutant needs from the buffers posted: the SGEs of each posted work request (the
-// first kMaxSges), so a data mutant can reach the bytes a completion describes
-// (posted_buffers.cc).
+// The active mutant changed an answer: noted once per process in RDMACHECK_MUTANT_ACTED
+// ("<mutant> probe|tests <pid>"), so the driver tells a mutant that acted from one whose
+// deviation never came up.
+void Acted();
+
+// What a mutant needs from the work requests posted: the SGEs of each (the first
+// kMaxSges), so a data mutant can reach the bytes a completion describes, and for a send
+// its opcode and remote range (posted_buffers.cc).
 struct Buffer {
   static constexpr int kMaxSges = 4;
   ibv_sge sges[kMaxSges] = {};
   int num_sge = 0;  // of sges[]
   bool found = false;
+  ibv_wr_opcode opcode = IBV_WR_SEND;  // a send's
+  uint64_t remote_addr = 0;            // an RDMA READ/WRITE's
+  uint32_t rkey = 0;
+
+  uint64_t Length() const {
+    uint64_t total = 0;
+    for (int i = 0; i < num_sge; ++i) total += sges[i].length;
+    return total;
+  }
 
   // The address of byte `offset` of the scatter/gather list, or 0 past its end.
   uint64_t At(uint64_t offset) const {
@@ -87,6 +116,20 @@ int SentPrivateDataLength(rdma_cm_event_type arrives_as);
 
 // A destroyed CQ's per-CQ state goes (completion_flow.cc): its address may be reused.
 void ForgetCq(ibv_cq* cq);
+
+// The memory regions this process registered (registered_memory.cc), so a mutant can
+// reach the target of an RDMA READ in a loopback pair: the address in this process of
+// `length` bytes at `iova` of the MR with `rkey`, or 0 when they are not all inside one.
+void RecordMr(const ibv_mr* mr, uint64_t iova);
+void ForgetMr(const ibv_mr* mr);
+uint64_t LocalAddress(uint32_t rkey, uint64_t iova, uint64_t length);
+
+// The QPs the caller moved to the error state itself (ibv_modify_qp to IBV_QPS_ERR; moving
+// to RESET or destroying forgets it): any other QP in ERR got there by an error
+// (qp_errors.cc).
+void RecordModify(ibv_qp* qp, const ibv_qp_attr* attr, int mask);
+void ForgetQp(ibv_qp* qp);
+bool MovedToErrByCaller(ibv_qp* qp);
 
 }  // namespace rdmacheck::mutants
 

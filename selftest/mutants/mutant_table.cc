@@ -11,7 +11,7 @@ const std::vector<Mutant>& AllMutants() {
          .suites = "", .filter = "", .devices = "", .survives = "the control: its verdicts must equal a plain run's"},
     };
     for (auto family : {CompletionFieldMutants, DataMutants, CompletionFlowMutants, PostMutants, QueryMutants,
-                        AccessMutants, EventMutants, CmMutants}) {
+                        AccessMutants, EventMutants, CmMutants, AcceptedFailureMutants}) {
       for (Mutant& m : family()) table->push_back(m);
     }
     return table;

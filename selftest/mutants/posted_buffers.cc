@@ -1,5 +1,5 @@
 // The buffers (SGEs) of the work requests posted and not yet completed, so that a data mutant can
-// reach the bytes a completion describes. A receive is keyed by its QP number (0 for an
+// reach the bytes a completion describes; for a send also its opcode and remote range. A receive is keyed by its QP number (0 for an
 // SRQ, whose completion names the QP) and wr_id; the entry goes when its completion comes.
 #include <mutex>
 #include <set>
@@ -54,8 +54,14 @@ void RecordRecv(uint32_t qp_num, const ibv_recv_wr* wr) {
 }
 
 void RecordSend(uint32_t qp_num, const ibv_send_wr* wr) {
+  Buffer b = Sges(wr);
+  b.opcode = wr->opcode;
+  if (wr->opcode == IBV_WR_RDMA_READ || wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
+    b.remote_addr = wr->wr.rdma.remote_addr;
+    b.rkey = wr->wr.rdma.rkey;
+  }
   std::lock_guard<std::mutex> lock(State().mutex);
-  State().send[{qp_num, wr->wr_id}] = Sges(wr);
+  State().send[{qp_num, wr->wr_id}] = b;
   if (wr->opcode == IBV_WR_SEND_WITH_INV) State().invalidated_rkeys.insert(wr->invalidate_rkey);
 }
 

@@ -1,33 +1,91 @@
 // Mutants of what a query says: the device behaves, but reports a QP state, the queue
 // sizes it granted, or a device limit that is not so.
+#include <map>
+#include <mutex>
+
 #include "selftest/mutants/families.h"
 
 namespace rdmacheck::mutants {
+namespace {
+
+// The inline size each QP was granted by inline_granted_less, for query_qp to report the same.
+std::mutex inline_mutex;
+std::map<ibv_qp*, uint32_t>& GrantedInline() {
+  static auto* granted = new std::map<ibv_qp*, uint32_t>;  // never destroyed: children exit with QPs
+  return *granted;
+}
+
+// Half of what was asked, when more than one byte was asked and the device granted it.
+void GrantHalfTheInline(ibv_qp* qp, const ibv_qp_cap& requested, ibv_qp_cap* granted) {
+  if (requested.max_inline_data > 1 && granted->max_inline_data >= requested.max_inline_data) {
+    granted->max_inline_data = requested.max_inline_data / 2;
+  }
+  std::lock_guard<std::mutex> lock(inline_mutex);
+  GrantedInline()[qp] = granted->max_inline_data;  // a QP at a reused address is overwritten
+}
+
+void ReportGrantedInline(ibv_qp* qp, ibv_qp_attr* attr, int, ibv_qp_init_attr* init) {
+  std::lock_guard<std::mutex> lock(inline_mutex);
+  auto it = GrantedInline().find(qp);
+  if (it == GrantedInline().end()) return;
+  attr->cap.max_inline_data = it->second;
+  if (init) init->cap.max_inline_data = it->second;
+}
+
+}  // namespace
 
 std::vector<Mutant> QueryMutants() {
   return {
       {.name = "query_qp_state",
        .what = "ibv_query_qp reports a QP in RTS as RTR",
+       // Not on siw0: it never reports RTS to misreport (6.1 reads every QP back as RESET; the
+       // mutation suite measured it acting in no siw0 run).
        .suites = "qp_state", .filter = "Table/QpLegalTransitionTest.SucceedsAndQueryShowsIt/RC_RTR_to_RTS",
-       .devices = "",
+       .devices = "rxe0",
        .survives = "on siw0: the RC transitions are wired by hand, which iWARP does not allow (the test is skipped: "
                    "manual_connect unsupported), and siw's query_qp on 6.1 reports every QP as RESET anyway",
-       .query_qp = [](ibv_qp_attr* attr, int, ibv_qp_init_attr*) {
+       .query_qp = [](ibv_qp*, ibv_qp_attr* attr, int, ibv_qp_init_attr*) {
          if (attr->qp_state == IBV_QPS_RTS) attr->qp_state = IBV_QPS_RTR;
        }},
       {.name = "query_qp_caps",
        .what = "ibv_query_qp reports one send WR more than the QP's send queue holds",
        .suites = "qp_state", .filter = "QpCreateTest.GrantedCapsAreWhatQueryReports", .devices = "",
-       .survives = nullptr,
-       .query_qp = [](ibv_qp_attr* attr, int, ibv_qp_init_attr* init) {
+       .survives = "on rxe0: the one test comparing create's and query's queue sizes already fails there (rxe "
+                   "rounds the queues up, an expected deviation), and only a test that passes without the "
+                   "mutant counts; no passing test fills a queue to the depth query reports",
+       .query_qp = [](ibv_qp*, ibv_qp_attr* attr, int, ibv_qp_init_attr* init) {
          ++attr->cap.max_send_wr;
          if (init) ++init->cap.max_send_wr;
        }},
       {.name = "granted_caps",
        .what = "ibv_create_qp reports one send WR more than it granted (the queue holds what it held)",
        .suites = "qp_state", .filter = "QpCreateTest.GrantedCapsAreWhatQueryReports", .devices = "",
+       .survives = "on rxe0: the one WR more still fits there (rxe rounds a queue up, 31 held for 16 asked as its "
+                   "expectation says, so an overfull list is refused past the depth reported anyway), and the test "
+                   "comparing create with query already fails there (that rounding, an expected deviation); only "
+                   "a test that passes without the mutant counts",
+       .created_qp = [](ibv_qp*, const ibv_qp_cap&, ibv_qp_cap* granted) { ++granted->max_send_wr; }},
+      {.name = "inline_granted_less",
+       .what = "ibv_create_qp grants half the max_inline_data asked for and succeeds (ibv_query_qp says the same)",
+       // ibv_create_qp(3): the values written back are >= those requested. Survives the
+       // tests of 2026-11 alone (they size inline messages from what was granted); meant to
+       // be killed by the check granted >= requested in the inline tests (issue 30, item 6;
+       // branch vsuites).
+       .suites = "datapath", .filter = "Connect/InlineTest.InlineSendArrives/RdmaCm_Max", .devices = "",
+       .survives = nullptr, .query_qp = ReportGrantedInline, .created_qp = GrantHalfTheInline},
+      {.name = "query_rts_after_error",
+       .what = "ibv_query_qp reports RTS for a QP an error completion moved to ERR (one the caller did not move)",
+       // Not on siw0: siw on 6.1 reports every QP as RESET, so there is no ERR to misreport.
+       // Survives the tests of 2026-11 alone (none queries a QP after an error completion);
+       // meant to be killed by the check that an RC QP reads ERR after one (issue 30, item 6;
+       // branch vsuites).
+       .suites = "errors", .filter = "Connect/FaultTest.ReceiveTooSmallIsALengthError/RdmaCm", .devices = "rxe0",
        .survives = nullptr,
-       .created_qp = [](ibv_qp_cap* granted) { ++granted->max_send_wr; }},
+       .query_qp = [](ibv_qp* qp, ibv_qp_attr* attr, int, ibv_qp_init_attr*) {
+         if (attr->qp_state != IBV_QPS_ERR || MovedToErrByCaller(qp)) return;
+         attr->qp_state = IBV_QPS_RTS;
+         attr->cur_qp_state = IBV_QPS_RTS;
+       }},
       {.name = "device_limit",
        .what = "ibv_query_device(_ex) reports max_qp_wr one higher than the device accepts",
        .suites = "qp_state", .filter = "Limits/QpCreateLimitTest.AtLimitCreatedBeyondRefused/max_send_wr_AtLimit",
