@@ -75,7 +75,13 @@ absl::Status LocalEndpoint::AddResources(ibv_context* context, const PairOptions
   if (options.use_comp_channel) {
     RDMACHECK_ASSIGN_OR_RETURN(channel_, CreateCompChannel(context));
   }
-  RDMACHECK_ASSIGN_OR_RETURN(send_cq_, CreateCq(context, static_cast<int>(options.max_send_wr) + 1, channel_.get()));
+  if (shared.send_cq != nullptr) {
+    send_cq_ = shared.send_cq;
+  } else {
+    RDMACHECK_ASSIGN_OR_RETURN(own_send_cq_,
+                               CreateCq(context, static_cast<int>(options.max_send_wr) + 1, channel_.get()));
+    send_cq_ = own_send_cq_.get();
+  }
   if (shared.recv_cq != nullptr) {
     recv_cq_ = shared.recv_cq;
   } else {
@@ -98,7 +104,7 @@ absl::Status LocalEndpoint::AddResources(ibv_context* context, const PairOptions
 ibv_qp_init_attr_ex LocalEndpoint::InitAttr(const PairOptions& options) const {
   ibv_qp_init_attr_ex attr{};
   attr.qp_type = options.qp_type;
-  attr.send_cq = send_cq_.get();
+  attr.send_cq = send_cq_;
   attr.recv_cq = recv_cq_;
   attr.srq = srq_;
   attr.cap.max_send_wr = options.max_send_wr;
