@@ -13,22 +13,11 @@
 namespace rdmacheck {
 namespace {
 
-ibv_ah_attr AhTo(const ProbeScope& s, const GidEntry& gid) {
-  ibv_ah_attr attr{};
-  attr.port_num = s.port();
-  attr.dlid = s.selection().port_attr.lid;
-  attr.is_global = 1;
-  attr.grh.dgid = gid.gid;
-  attr.grh.sgid_index = gid.index;
-  attr.grh.hop_limit = 64;
-  return attr;
-}
-
 // An address handle to the selected GID (the device's own address).
 absl::Status ProbeAddressHandle(ProbeScope& s) {
   RDMACHECK_ASSIGN_OR_RETURN(PdPtr pd, AllocPd(s.context()));
   errno = 0;  // some providers return NULL without setting errno
-  absl::StatusOr<AhPtr> ah = CreateAh(pd.get(), AhTo(s, s.selection().gid));
+  absl::StatusOr<AhPtr> ah = CreateAh(pd.get(), AhAttrToOwnGid(s.selection()));
   s.Tried(Cap::kAddressHandle, ah.status(),
           absl::StrCat("ibv_create_ah to GID ", s.selection().gid.index, " (", s.selection().gid.Address(), ")"));
   return absl::OkStatus();

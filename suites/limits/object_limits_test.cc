@@ -109,16 +109,7 @@ class ObjectLimitTest : public DeviceTest, public ::testing::WithParamInterface<
         init.attr.max_sge = 1;
         return Held(CreateSrq(pd_.get(), init));
       }
-      case Kind::kAh: {
-        ibv_ah_attr attr{};  // to the selected GID, as AhTest makes it
-        attr.port_num = port();
-        attr.dlid = selection().port_attr.lid;
-        attr.is_global = 1;
-        attr.grh.dgid = selection().gid.gid;
-        attr.grh.sgid_index = static_cast<uint8_t>(selection().gid.index);
-        attr.grh.hop_limit = 64;
-        return Held(CreateAh(pd_.get(), attr));
-      }
+      case Kind::kAh: return Held(CreateAh(pd_.get(), AhAttrToOwnGid(selection())));
       case Kind::kMw: return Held(AllocMw(pd_.get(), IBV_MW_TYPE_1));
     }
     return absl::InternalError("unknown kind");
