@@ -333,4 +333,17 @@ const char* PortStateName(ibv_port_state state) {
 
 int MtuBytes(ibv_mtu mtu) { return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0; }
 
+ibv_ah_attr AhAttrToOwnGid(const Selection& selection, const GidEntry& gid) {
+  ibv_ah_attr attr{};
+  attr.port_num = selection.port;
+  attr.dlid = selection.port_attr.lid;
+  attr.is_global = 1;
+  attr.grh.dgid = gid.gid;
+  attr.grh.sgid_index = static_cast<uint8_t>(gid.index);
+  attr.grh.hop_limit = 64;
+  return attr;
+}
+
+ibv_ah_attr AhAttrToOwnGid(const Selection& selection) { return AhAttrToOwnGid(selection, selection.gid); }
+
 }  // namespace rdmacheck

@@ -84,6 +84,11 @@ absl::StatusOr<uint32_t> ChooseGid(const std::vector<GidEntry>& gids, ibv_transp
 
 absl::StatusOr<Selection> Select(ibv_context* context, const SelectionRequest& request);
 
+// An address vector from the selected port to `gid` of it (by default the selected GID
+// itself: the device's own address), global routing, hop limit 64.
+ibv_ah_attr AhAttrToOwnGid(const Selection& selection);
+ibv_ah_attr AhAttrToOwnGid(const Selection& selection, const GidEntry& gid);
+
 // The IP address of the selected GID's netdev, for rdma_cm (port left 0).
 absl::StatusOr<sockaddr_storage> SelectionAddress(const Selection& selection);
 std::string SockaddrToString(const sockaddr_storage& address);

@@ -1,4 +1,4 @@
-// Side-channel requests of protocol version 2 (two-host mode), without an RDMA device: a
+// Side-channel requests of protocol version 3 (two-host mode), without an RDMA device: a
 // ProxyGuardedTarget talks through a real PeerLink and TCP side channel to ServedTargets,
 // which serves a fake target in memory. The canary the access suites check on the peer
 // comes back byte for byte, and a changed byte anywhere (guard pages included) is caught.
@@ -27,7 +27,8 @@ using ::testing::HasSubstr;
 class FakeTarget : public GuardedTarget {
  public:
   explicit FakeTarget(GuardSpec spec) : spec(spec), bytes(GuardedRegion::kTotalBytes, GuardedRegion::kCanary) {}
-  RemoteBuffer remote() const override { return {0x10000, rkey, GuardedRegion::kMrBytes}; }
+  RemoteBuffer remote() const override { return {spec.iova.value_or(0x10000), rkey, GuardedRegion::kMrBytes}; }
+  uint64_t virtual_address() const override { return 0x10000; }
   uint32_t lkey() const override { return rkey + 1; }
   absl::Status Deregister() override {
     deregistered = true;
@@ -157,6 +158,11 @@ TEST(RemoteTargetsTest, GuardSpecAndRemoteBufferRoundTrip) {
   ASSERT_OK_AND_ASSIGN(GuardSpec spec, GuardSpecFromJson(ToJson(GuardSpec{IBV_ACCESS_REMOTE_READ, true})));
   EXPECT_EQ(spec.access, IBV_ACCESS_REMOTE_READ);
   EXPECT_TRUE(spec.other_pd);
+  EXPECT_FALSE(spec.iova.has_value());
+  GuardSpec zero_based;
+  zero_based.iova = 0;
+  ASSERT_OK_AND_ASSIGN(GuardSpec at_iova, GuardSpecFromJson(ToJson(zero_based)));
+  EXPECT_EQ(at_iova.iova, absl::optional<uint64_t>(0)) << "an iova of 0 (zero-based) is not \"no iova\"";
   ASSERT_OK_AND_ASSIGN(RemoteBuffer b, RemoteBufferFromJson(ToJson(RemoteBuffer{0xffff00001000ull, 0xabcdef, 4096})));
   EXPECT_EQ(b.addr, 0xffff00001000ull);
   EXPECT_EQ(b.rkey, 0xabcdefu);
@@ -183,6 +189,21 @@ TEST(RemoteTargetsTest, CanaryComesBackByteForByte) {
   EXPECT_TRUE(absl::IsDataLoss(changed)) << changed;
   EXPECT_THAT(std::string(changed.message()), HasSubstr("canary around a refused access changed"));
   EXPECT_EQ(changed, GuardedRegion::CheckGuardedBytes(peer.endpoint.made->bytes));
+}
+
+// A target at an iova: the peer registers it there, and the proxy learns both addresses
+// (the iova tests aim one request at each).
+TEST(RemoteTargetsTest, TargetAtAnIovaKeepsBothAddresses) {
+  FakePeer peer;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<PeerLink> link, PeerLink::Connect(peer.address(), IBV_TRANSPORT_IB));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Endpoint> endpoint, link->NewEndpoint());
+  GuardSpec spec{IBV_ACCESS_REMOTE_WRITE};
+  spec.iova = 0x5000000000ull;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GuardedTarget> target, endpoint->Guard(spec));
+  ASSERT_NE(peer.endpoint.made, nullptr);
+  EXPECT_EQ(peer.endpoint.made->spec.iova, absl::optional<uint64_t>(0x5000000000ull));
+  EXPECT_EQ(target->remote().addr, 0x5000000000ull);
+  EXPECT_EQ(target->virtual_address(), 0x10000u);
 }
 
 TEST(RemoteTargetsTest, StateChangesTravelBothWays) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -133,6 +134,17 @@ void ProbeScope::Tried(Cap cap, const absl::Status& result, absl::string_view su
   } else {
     Record(cap, Outcome::kBroken, err, absl::StrCat("accepted, then failed: ", detail));
   }
+}
+
+void ProbeScope::Attempted(Cap cap, const absl::Status& result, absl::string_view supported_detail) {
+  if (result.ok()) {
+    Record(cap, Outcome::kSupported, 0, std::string(supported_detail));
+    return;
+  }
+  const int err = std::abs(ErrnoOf(result).value_or(0));
+  const bool refused = err == EOPNOTSUPP || err == ENOSYS || err == EPROTONOSUPPORT;
+  Record(cap, refused ? Outcome::kUnsupported : Outcome::kBroken, err,
+         refused ? std::string(result.message()) : absl::StrCat(result.message(), " (not a refusal of the verb as such)"));
 }
 
 void ProbeScope::Record(Cap cap, Outcome outcome, int err, std::string detail) {

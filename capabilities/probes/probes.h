@@ -4,8 +4,8 @@
 //   probes_qp.cc          RC and XRC QP create, MTU 4096, and the real limits a QP create
 //                         accepts (inline data, send SGEs)
 //   probes_objects.cc     SRQ (+ resize), CQ resize, ibv_create_cq_ex, zero-length MR,
-//                         ibv_rereg_mr, ODP
-//   probes_environment.cc address handles, RLIMIT_MEMLOCK, traffic counters
+//                         ibv_rereg_mr, ODP, MRs at an iova
+//   probes_environment.cc address handles, RLIMIT_MEMLOCK, traffic counters, fork safety
 //   probes_connections.cc RC by hand and through rdma_cm, UD/UC loopback, IPv6 GIDs
 //   probes_operations.cc  RDMA write/read, immediates, send with invalidate, atomics,
 //                         memory windows, ibv_wr_*; every result checked

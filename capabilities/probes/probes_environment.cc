@@ -13,22 +13,11 @@
 namespace rdmacheck {
 namespace {
 
-ibv_ah_attr AhTo(const ProbeScope& s, const GidEntry& gid) {
-  ibv_ah_attr attr{};
-  attr.port_num = s.port();
-  attr.dlid = s.selection().port_attr.lid;
-  attr.is_global = 1;
-  attr.grh.dgid = gid.gid;
-  attr.grh.sgid_index = gid.index;
-  attr.grh.hop_limit = 64;
-  return attr;
-}
-
 // An address handle to the selected GID (the device's own address).
 absl::Status ProbeAddressHandle(ProbeScope& s) {
   RDMACHECK_ASSIGN_OR_RETURN(PdPtr pd, AllocPd(s.context()));
   errno = 0;  // some providers return NULL without setting errno
-  absl::StatusOr<AhPtr> ah = CreateAh(pd.get(), AhTo(s, s.selection().gid));
+  absl::StatusOr<AhPtr> ah = CreateAh(pd.get(), AhAttrToOwnGid(s.selection()));
   s.Tried(Cap::kAddressHandle, ah.status(),
           absl::StrCat("ibv_create_ah to GID ", s.selection().gid.index, " (", s.selection().gid.Address(), ")"));
   return absl::OkStatus();
@@ -85,6 +74,31 @@ absl::Status ProbeTrafficCounters(ProbeScope& s) {
   return absl::OkStatus();
 }
 
+// fork() beside registered memory (ibv_fork_init(3)): safe when the kernel copies pinned
+// pages for the child at fork (copy-on-fork, Linux 5.13; libibverbs then says
+// IBV_FORK_UNNEEDED), or when ibv_fork_init / RDMAV_FORK_SAFE=1 made libibverbs mark
+// registered memory MADV_DONTFORK (IBV_FORK_ENABLED). Neither: fork is not safe here and
+// the fork tests are skipped. That the parent's memory then really stays its own is
+// ForkTest's to grade.
+absl::Status ProbeForkSafe(ProbeScope& s) {
+  switch (ibv_is_fork_initialized()) {
+    case IBV_FORK_UNNEEDED:
+      s.Record(Cap::kForkSafe, Outcome::kSupported, 0,
+               "ibv_is_fork_initialized()=IBV_FORK_UNNEEDED: the kernel copies pinned pages at fork");
+      break;
+    case IBV_FORK_ENABLED:
+      s.Record(Cap::kForkSafe, Outcome::kSupported, 0,
+               "ibv_is_fork_initialized()=IBV_FORK_ENABLED (ibv_fork_init or RDMAV_FORK_SAFE)");
+      break;
+    default:
+      s.Record(Cap::kForkSafe, Outcome::kUnsupported, 0,
+               "ibv_is_fork_initialized()=IBV_FORK_DISABLED: no kernel copy-on-fork, and neither ibv_fork_init "
+               "nor RDMAV_FORK_SAFE in effect");
+      break;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<ProbeSpec> EnvironmentProbes() {
@@ -92,6 +106,7 @@ std::vector<ProbeSpec> EnvironmentProbes() {
       {"address_handle", {Cap::kAddressHandle}, ProbeAddressHandle},
       {"memlock", {Cap::kMemlock}, ProbeMemlock},
       {"traffic_counters", {Cap::kTrafficCounters}, ProbeTrafficCounters},
+      {"fork_safe", {Cap::kForkSafe}, ProbeForkSafe},
   };
 }
 

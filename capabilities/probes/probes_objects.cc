@@ -156,6 +156,21 @@ absl::Status ProbeOdp(ProbeScope& s) {
   return absl::OkStatus();
 }
 
+// MRs at an iova (ibv_reg_mr_iova2): registration at an iova far from the buffer's address,
+// and at iova 0 (zero-based). Only acceptance is noted; that the device then addresses the
+// MR by its iova, lkey and rkey alike, is IovaMrTest's to grade.
+absl::Status ProbeMrIova(ProbeScope& s) {
+  RDMACHECK_ASSIGN_OR_RETURN(PdPtr pd, AllocPd(s.context()));
+  alignas(4096) static uint8_t page[4096];
+  constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  constexpr uint64_t kIova = uint64_t{1} << 44;  // page-aligned like the buffer (the kernel wants equal page offsets)
+  absl::StatusOr<MrPtr> shifted = RegMrAtIova(pd.get(), page, sizeof(page), kIova, kAccess);
+  s.Attempted(Cap::kMrIova, shifted.status(), "ibv_reg_mr_iova2(iova=0x100000000000) returned an MR");
+  absl::StatusOr<MrPtr> zero_based = RegMrAtIova(pd.get(), page, sizeof(page), 0, kAccess);
+  s.Attempted(Cap::kZeroBasedMr, zero_based.status(), "ibv_reg_mr_iova2(iova=0) returned an MR");
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<ProbeSpec> ObjectProbes() {
@@ -166,6 +181,7 @@ std::vector<ProbeSpec> ObjectProbes() {
       {"zero_length_mr", {Cap::kZeroLengthMr}, ProbeZeroLengthMr},
       {"rereg_mr", {Cap::kReregMr}, ProbeReregMr},
       {"odp", {Cap::kOdp}, ProbeOdp},
+      {"mr_iova", {Cap::kMrIova, Cap::kZeroBasedMr}, ProbeMrIova},
   };
 }
 

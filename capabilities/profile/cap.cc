@@ -23,6 +23,8 @@ constexpr std::pair<Cap, const char*> kNames[] = {
     {Cap::kZeroLengthMr, "zero_length_mr"},
     {Cap::kReregMr, "rereg_mr"},
     {Cap::kOdp, "odp"},
+    {Cap::kMrIova, "mr_iova"},
+    {Cap::kZeroBasedMr, "zero_based_mr"},
     {Cap::kInlineData, "inline_data"},
     {Cap::kRdmaWrite, "rdma_write"},
     {Cap::kRdmaRead, "rdma_read"},
@@ -35,6 +37,7 @@ constexpr std::pair<Cap, const char*> kNames[] = {
     {Cap::kMtu4096, "mtu_4096"},
     {Cap::kIpv6Gid, "ipv6_gid"},
     {Cap::kMemlock, "memlock"},
+    {Cap::kForkSafe, "fork_safe"},
     {Cap::kTrafficCounters, "traffic_counters"},
     {Cap::kQpStateQuery, "qp_state_query"},
 };

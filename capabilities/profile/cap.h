@@ -29,6 +29,8 @@ enum class Cap {
   kZeroLengthMr,
   kReregMr,
   kOdp,
+  kMrIova,          // ibv_reg_mr_iova2 at an iova other than the buffer's address
+  kZeroBasedMr,     // ibv_reg_mr_iova2 at iova 0 (ibv_reg_mr(3): the same as IBV_ACCESS_ZERO_BASED)
   kInlineData,      // a QP accepts max_inline_data > 0 (the real maximum is measured)
   // Operations.
   kRdmaWrite,
@@ -43,6 +45,7 @@ enum class Cap {
   kMtu4096,
   kIpv6Gid,
   kMemlock,         // RLIMIT_MEMLOCK large enough for the suites
+  kForkSafe,        // fork() leaves the parent's registered memory its own (ibv_fork_init(3))
   // Observation of the device itself.
   kTrafficCounters, // the port counts its packets (rdma statistic, sysfs counters): runner/counters.h
   kQpStateQuery,    // ibv_query_qp reports the QP's state (INIT read back after RESET->INIT)

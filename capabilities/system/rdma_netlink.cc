@@ -222,7 +222,12 @@ absl::StatusOr<std::map<std::string, uint64_t>> QueryNetlinkHwCounters(uint32_t 
   return counters;
 }
 
-absl::StatusOr<std::map<std::string, int>> CountNetlinkResources(int pid) {
+namespace {
+
+// The resource tables of `devices` (all when empty), counting the entries `counts_entry`
+// accepts; it sees each entry's owner pid (0 for the kernel's own objects, which carry none).
+absl::StatusOr<std::map<std::string, int>> CountResources(std::vector<uint32_t> devices,
+                                                          const std::function<bool(uint32_t pid)>& counts_entry) {
   struct Kind {
     const char* name;
     uint16_t command, table, entry;
@@ -235,9 +240,11 @@ absl::StatusOr<std::map<std::string, int>> CountNetlinkResources(int pid) {
       {"srq", RDMA_NLDEV_CMD_RES_SRQ_GET, RDMA_NLDEV_ATTR_RES_SRQ, RDMA_NLDEV_ATTR_RES_SRQ_ENTRY},
       {"cm_id", RDMA_NLDEV_CMD_RES_CM_ID_GET, RDMA_NLDEV_ATTR_RES_CM_ID, RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY},
   };
-  std::vector<uint32_t> devices;
-  Request list(RDMA_NLDEV_CMD_GET, NLM_F_DUMP);
-  RDMACHECK_RETURN_IF_ERROR(Exchange(list, [&](const Attributes& a) { devices.push_back(U32(a, RDMA_NLDEV_ATTR_DEV_INDEX)); }));
+  if (devices.empty()) {
+    Request list(RDMA_NLDEV_CMD_GET, NLM_F_DUMP);
+    RDMACHECK_RETURN_IF_ERROR(
+        Exchange(list, [&](const Attributes& a) { devices.push_back(U32(a, RDMA_NLDEV_ATTR_DEV_INDEX)); }));
+  }
   std::map<std::string, int> counts;
   for (const Kind& kind : kKinds) {
     for (uint32_t device : devices) {  // the kernel dumps one device's table at a time
@@ -249,12 +256,12 @@ absl::StatusOr<std::map<std::string, int>> CountNetlinkResources(int pid) {
         if (table == a.end()) return;
         ForEachAttribute(table->second, [&](uint16_t type, absl::string_view entry) {
           if (type != kind.entry) return;
+          uint32_t owner = 0;
           ForEachAttribute(entry, [&](uint16_t field, absl::string_view payload) {
-            uint32_t owner = 0;
             if (field != RDMA_NLDEV_ATTR_RES_PID || payload.size() < sizeof(owner)) return;
             std::memcpy(&owner, payload.data(), sizeof(owner));
-            if (owner == static_cast<uint32_t>(pid)) ++owned;
           });
+          if (counts_entry(owner)) ++owned;
         });
       });
       if (!s.ok()) break;  // a type this kernel does not track (or cannot dump)
@@ -263,6 +270,16 @@ absl::StatusOr<std::map<std::string, int>> CountNetlinkResources(int pid) {
   }
   if (counts.empty()) return absl::UnavailableError("RDMA netlink gave no resource counts");
   return counts;
+}
+
+}  // namespace
+
+absl::StatusOr<std::map<std::string, int>> CountNetlinkResources(int pid) {
+  return CountResources({}, [pid](uint32_t owner) { return owner != 0 && owner == static_cast<uint32_t>(pid); });
+}
+
+absl::StatusOr<std::map<std::string, int>> CountDeviceResources(uint32_t device_index) {
+  return CountResources({device_index}, [](uint32_t) { return true; });
 }
 
 }  // namespace rdmacheck

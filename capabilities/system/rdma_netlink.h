@@ -39,6 +39,9 @@ absl::StatusOr<std::map<std::string, uint64_t>> QueryNetlinkHwCounters(uint32_t 
 // start: the leak check counts twice per child). A type this kernel does not track is
 // left out; an error when netlink answers for none.
 absl::StatusOr<std::map<std::string, int>> CountNetlinkResources(int pid);
+// The same types on one device (NetlinkDevice::index), whoever holds them: every process
+// and the kernel itself (rxe's QP1 and the MAD layer's PD and CQs count against max_qp ...).
+absl::StatusOr<std::map<std::string, int>> CountDeviceResources(uint32_t device_index);
 
 // enum rdma_driver_id (rdma/ib_user_ioctl_verbs.h) -> "rxe"; "driver_id_N" when unknown.
 std::string DriverIdName(uint64_t id);

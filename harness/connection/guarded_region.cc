@@ -12,16 +12,16 @@ namespace rdmacheck {
 
 void GuardedRegion::FreeDeleter::operator()(uint8_t* p) const { std::free(p); }
 
-absl::StatusOr<GuardedRegion> GuardedRegion::Create(ibv_pd* pd, int access) {
+absl::StatusOr<GuardedRegion> GuardedRegion::Create(ibv_pd* pd, int access, absl::optional<uint64_t> iova) {
   GuardedRegion region;
   region.memory_.reset(static_cast<uint8_t*>(std::aligned_alloc(kGuardBytes, kTotalBytes)));
   if (region.memory_ == nullptr) return absl::ResourceExhaustedError("aligned_alloc of a guarded region failed");
   std::memset(region.memory_.get(), kCanary, kTotalBytes);
   uint8_t* start = region.memory_.get() + kGuardBytes;
-  auto mr = RegMr(pd, start, kMrBytes, access);
+  auto mr = iova ? RegMrAtIova(pd, start, kMrBytes, *iova, access) : RegMr(pd, start, kMrBytes, access);
   if (!mr.ok()) return mr.status();
   region.mr_ = std::move(*mr);
-  region.remote_ = {reinterpret_cast<uint64_t>(start), region.mr_->rkey, kMrBytes};
+  region.remote_ = {iova.value_or(reinterpret_cast<uint64_t>(start)), region.mr_->rkey, kMrBytes};
   return region;
 }
 

@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "absl/types/optional.h"
 #include "absl/types/span.h"
 #include "harness/connection/work_requests.h"
 #include "harness/verbs/owners.h"
@@ -33,12 +34,15 @@ class GuardedRegion {
   static constexpr size_t kTotalBytes = kGuardBytes + kMrBytes + kGuardBytes;
   static constexpr uint8_t kCanary = 0xc5;
 
-  // Registers the middle of fresh canary-filled memory on `pd` with `access`.
-  static absl::StatusOr<GuardedRegion> Create(ibv_pd* pd, int access);
+  // Registers the middle of fresh canary-filled memory on `pd` with `access`; with `iova`,
+  // through ibv_reg_mr_iova2 at that address (remote() and local SGEs then use it).
+  static absl::StatusOr<GuardedRegion> Create(ibv_pd* pd, int access, absl::optional<uint64_t> iova = absl::nullopt);
 
   ibv_mr* mr() const { return mr_.get(); }
-  // The MR as a peer addresses it (its first byte, rkey, length).
+  // The MR as a peer addresses it (its first byte, rkey, length): by the iova when it has one.
   RemoteBuffer remote() const;
+  // The process's virtual address of the MR's first byte (remote().addr unless at an iova).
+  uint64_t virtual_address() const { return reinterpret_cast<uint64_t>(memory_.get()) + kGuardBytes; }
   // Deregisters the MR; remote() keeps the rkey and address it had.
   void Deregister();
   // ibv_rereg_mr(IBV_REREG_MR_CHANGE_ACCESS) to `access`; remote() then has the MR's

@@ -19,7 +19,7 @@ absl::StatusOr<std::unique_ptr<LocalGuardedTarget>> LocalGuardedTarget::Create(i
     RDMACHECK_ASSIGN_OR_RETURN(target->own_pd_, AllocPd(pd->context));
     pd = target->own_pd_.get();
   }
-  RDMACHECK_ASSIGN_OR_RETURN(GuardedRegion region, GuardedRegion::Create(pd, spec.access));
+  RDMACHECK_ASSIGN_OR_RETURN(GuardedRegion region, GuardedRegion::Create(pd, spec.access, spec.iova));
   target->region_ = std::make_unique<GuardedRegion>(std::move(region));
   target->lkey_ = target->region_->mr()->lkey;
   return target;

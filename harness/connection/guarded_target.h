@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/optional.h"
 #include "harness/connection/guarded_region.h"
 #include "harness/connection/work_requests.h"
 #include "harness/verbs/owners.h"
@@ -28,6 +29,9 @@ namespace rdmacheck {
 struct GuardSpec {
   int access = 0;         // the MR's access flags
   bool other_pd = false;  // on a PD of its own instead of the endpoint's
+  // Registered with ibv_reg_mr_iova2 at this iova: remote() and the target's receive SGE
+  // address it by the iova, not by the virtual address (0: a zero-based MR).
+  absl::optional<uint64_t> iova;
 };
 
 class GuardedTarget {
@@ -36,6 +40,9 @@ class GuardedTarget {
 
   // The MR as the peer addresses it: its first byte, its current rkey, kMrBytes.
   virtual RemoteBuffer remote() const = 0;
+  // The MR's first byte at the virtual address of the process that holds it (remote().addr
+  // unless the target is at an iova).
+  virtual uint64_t virtual_address() const = 0;
   virtual uint32_t lkey() const = 0;
   // Deregisters the MR; remote() keeps the keys it had (a stale rkey).
   virtual absl::Status Deregister() = 0;
@@ -57,6 +64,7 @@ class LocalGuardedTarget : public GuardedTarget {
   static absl::StatusOr<std::unique_ptr<LocalGuardedTarget>> Create(ibv_pd* pd, ibv_qp* qp, const GuardSpec& spec);
 
   RemoteBuffer remote() const override { return region_->remote(); }
+  uint64_t virtual_address() const override { return region_->virtual_address(); }
   uint32_t lkey() const override;
   absl::Status Deregister() override;
   absl::Status Reregister(int access) override { return region_->Reregister(access); }

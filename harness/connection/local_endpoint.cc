@@ -30,7 +30,7 @@ void LocalEndpoint::CheckLeftovers() {
     const char* name;
   };
   std::vector<Owned> polled;  // only the CQs this endpoint owns: a shared one is its owner's
-  for (Owned o : {Owned{send_cq_.get(), "send"}, Owned{own_recv_cq_.get(), "receive"}}) {
+  for (Owned o : {Owned{own_send_cq_.get(), "send"}, Owned{own_recv_cq_.get(), "receive"}}) {
     if (o.cq != nullptr && WasPolled(o.cq)) polled.push_back(o);
   }
   const LeftoverCheck& check = CurrentLeftoverCheck();
@@ -106,8 +106,14 @@ absl::Status LocalEndpoint::AddResources(ibv_context* context, const PairOptions
   if (options.use_comp_channel) {
     RDMACHECK_ASSIGN_OR_RETURN(channel_, CreateCompChannel(context));
   }
-  RDMACHECK_ASSIGN_OR_RETURN(send_cq_, CreateCq(context, static_cast<int>(options.max_send_wr) + 1, channel_.get()));
-  ForgetPolled(send_cq_.get());  // a destroyed CQ's address may come back
+  if (shared.send_cq != nullptr) {
+    send_cq_ = shared.send_cq;
+  } else {
+    RDMACHECK_ASSIGN_OR_RETURN(own_send_cq_,
+                               CreateCq(context, static_cast<int>(options.max_send_wr) + 1, channel_.get()));
+    send_cq_ = own_send_cq_.get();
+    ForgetPolled(send_cq_);  // a destroyed CQ's address may come back
+  }
   if (shared.recv_cq != nullptr) {
     recv_cq_ = shared.recv_cq;
   } else {
@@ -131,7 +137,7 @@ absl::Status LocalEndpoint::AddResources(ibv_context* context, const PairOptions
 ibv_qp_init_attr_ex LocalEndpoint::InitAttr(const PairOptions& options) const {
   ibv_qp_init_attr_ex attr{};
   attr.qp_type = options.qp_type;
-  attr.send_cq = send_cq_.get();
+  attr.send_cq = send_cq_;
   attr.recv_cq = recv_cq_;
   attr.srq = srq_;
   attr.cap.max_send_wr = options.max_send_wr;

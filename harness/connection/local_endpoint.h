@@ -47,7 +47,7 @@ class LocalEndpoint : public Endpoint {
   ibv_pd* pd() const override { return pd_; }
   ibv_qp* qp() const override { return qp_; }
   ibv_qp_ex* qp_ex() const override { return qp_ex_; }
-  ibv_cq* send_cq() const override { return send_cq_.get(); }
+  ibv_cq* send_cq() const override { return send_cq_; }
   ibv_cq* recv_cq() const override { return recv_cq_; }
   ibv_srq* srq() const override { return srq_; }
   ibv_comp_channel* channel() const override { return channel_.get(); }
@@ -105,7 +105,8 @@ class LocalEndpoint : public Endpoint {
   std::unique_ptr<uint8_t, void (*)(void*)> buffer_{nullptr, free};
   MrPtr mr_;
   CompChannelPtr channel_;
-  CqPtr send_cq_;
+  CqPtr own_send_cq_;
+  ibv_cq* send_cq_ = nullptr;
   CqPtr own_recv_cq_;
   ibv_cq* recv_cq_ = nullptr;
   SrqPtr own_srq_;

@@ -22,6 +22,7 @@ struct SharedObjects {
   ibv_pd* pd = nullptr;       // required when any other field is set
   ibv_srq* srq = nullptr;     // receives go here
   ibv_cq* recv_cq = nullptr;  // receive completions go here
+  ibv_cq* send_cq = nullptr;  // send completions go here (several QPs' posts on one CQ)
 };
 
 struct PairOptions {

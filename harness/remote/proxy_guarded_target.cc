@@ -12,6 +12,7 @@ absl::StatusOr<std::unique_ptr<GuardedTarget>> ProxyGuardedTarget::Create(const 
   std::unique_ptr<ProxyGuardedTarget> target(new ProxyGuardedTarget(endpoint, answer.value("target", int64_t{-1})));
   RDMACHECK_ASSIGN_OR_RETURN(target->remote_, RemoteBufferFromJson(answer.value("remote", nlohmann::json())));
   target->lkey_ = answer.value("lkey", uint32_t{0});
+  target->virtual_address_ = answer.value("va", target->remote_.addr);
   return std::unique_ptr<GuardedTarget>(std::move(target));
 }
 

@@ -20,6 +20,7 @@ class ProxyGuardedTarget : public GuardedTarget {
   ~ProxyGuardedTarget() override;  // asks the peer to destroy it
 
   RemoteBuffer remote() const override { return remote_; }
+  uint64_t virtual_address() const override { return virtual_address_; }
   uint32_t lkey() const override { return lkey_; }
   absl::Status Deregister() override;
   absl::Status Reregister(int access) override;
@@ -34,6 +35,7 @@ class ProxyGuardedTarget : public GuardedTarget {
   const ProxyEndpoint* endpoint_;
   int64_t id_;
   RemoteBuffer remote_;
+  uint64_t virtual_address_ = 0;
   uint32_t lkey_ = 0;
 };
 

@@ -7,7 +7,9 @@
 namespace rdmacheck {
 namespace {
 
-nlohmann::json StateOf(const GuardedTarget& t) { return {{"remote", ToJson(t.remote())}, {"lkey", t.lkey()}}; }
+nlohmann::json StateOf(const GuardedTarget& t) {
+  return {{"remote", ToJson(t.remote())}, {"lkey", t.lkey()}, {"va", t.virtual_address()}};
+}
 
 }  // namespace
 

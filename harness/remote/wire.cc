@@ -150,11 +150,17 @@ absl::StatusOr<RemoteBuffer> RemoteBufferFromJson(const nlohmann::json& j) {
   return Parse<RemoteBuffer>("remote buffer", [&] { return BufferFromJson(j); });
 }
 
-nlohmann::json ToJson(const GuardSpec& spec) { return {{"access", spec.access}, {"other_pd", spec.other_pd}}; }
+nlohmann::json ToJson(const GuardSpec& spec) {
+  nlohmann::json j = {{"access", spec.access}, {"other_pd", spec.other_pd}};
+  if (spec.iova) j["iova"] = *spec.iova;
+  return j;
+}
 
 absl::StatusOr<GuardSpec> GuardSpecFromJson(const nlohmann::json& j) {
   return Parse<GuardSpec>("guarded target", [&] {
-    return GuardSpec{j.at("access").get<int>(), j.at("other_pd").get<bool>()};
+    GuardSpec spec{j.at("access").get<int>(), j.at("other_pd").get<bool>()};
+    if (j.contains("iova")) spec.iova = j.at("iova").get<uint64_t>();
+    return spec;
   });
 }
 

@@ -18,7 +18,8 @@ namespace rdmacheck {
 
 // Protocol version; `hello` refuses a peer with another one.
 // 2: guarded targets ("guard", "target_*"), "move_qp_to", "qp_state" and "rewire".
-inline constexpr int kSideChannelVersion = 2;
+// 3: a guarded target at an iova (GuardSpec "iova"; its state carries "va").
+inline constexpr int kSideChannelVersion = 3;
 
 nlohmann::json ToJson(const PairOptions& options);  // fails on SharedObjects: see OptionsFromJson
 absl::StatusOr<PairOptions> OptionsFromJson(const nlohmann::json& json);

@@ -37,6 +37,15 @@ absl::StatusOr<MrPtr> RegMr(ibv_pd* pd, absl::Span<uint8_t> buffer, int access) 
   return RegMr(pd, buffer.data(), buffer.size(), access);
 }
 
+absl::StatusOr<MrPtr> RegMrAtIova(ibv_pd* pd, void* addr, size_t length, uint64_t iova, int access) {
+  MrPtr mr(ibv_reg_mr_iova2(pd, addr, length, iova, static_cast<unsigned>(access)));
+  if (!mr) {
+    return ErrnoStatus(errno, absl::StrCat("ibv_reg_mr_iova2(length=", length, ", iova=0x", absl::Hex(iova),
+                                           ", access=0x", absl::Hex(access), ")"));
+  }
+  return mr;
+}
+
 absl::StatusOr<QpPtr> CreateQp(ibv_pd* pd, ibv_qp_init_attr attr) {
   QpPtr qp(ibv_create_qp(pd, &attr));
   if (!qp) return ErrnoStatus(errno, absl::StrCat("ibv_create_qp(type=", attr.qp_type, ")"));

@@ -25,6 +25,9 @@ absl::StatusOr<CqPtr> CreateCq(ibv_context* context, int cqe, ibv_comp_channel* 
                                int comp_vector = 0);
 absl::StatusOr<MrPtr> RegMr(ibv_pd* pd, void* addr, size_t length, int access);
 absl::StatusOr<MrPtr> RegMr(ibv_pd* pd, absl::Span<uint8_t> buffer, int access);
+// ibv_reg_mr_iova2: the MR is addressed by `iova` (lkey and rkey alike), not by `addr`;
+// iova 0 makes it zero-based (ibv_reg_mr(3)).
+absl::StatusOr<MrPtr> RegMrAtIova(ibv_pd* pd, void* addr, size_t length, uint64_t iova, int access);
 absl::StatusOr<QpPtr> CreateQp(ibv_pd* pd, ibv_qp_init_attr attr);
 // ibv_create_qp_ex: XRC QPs (comp_mask names the PD or the XRC domain).
 absl::StatusOr<QpPtr> CreateQpEx(ibv_context* context, ibv_qp_init_attr_ex attr);

@@ -16,6 +16,11 @@ std::vector<Mutant> AccessMutants() {
          // REMOTE_WRITE without LOCAL_WRITE is refused (ibv_reg_mr(3)): widen only where it is not.
          return access | IBV_ACCESS_REMOTE_READ | ((access & IBV_ACCESS_LOCAL_WRITE) ? IBV_ACCESS_REMOTE_WRITE : 0);
        }},
+      // siw deviates this way already (siw.json): on rxe0 only.
+      {.name = "mr_iova_ignored",
+       .what = "ibv_reg_mr_iova2 registers the MR at its virtual address, whatever iova was asked for",
+       .suites = "access", .filter = "Connect/IovaMrTest.*/RdmaCm_Shifted", .devices = "rxe0", .survives = nullptr,
+       .mr_iova = [](void* addr, uint64_t) { return reinterpret_cast<uint64_t>(addr); }},
   };
 }
 

@@ -68,8 +68,9 @@ int PollLosingFirst(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
   return got;
 }
 
-// Each successful receive is followed at once by its copy; what does not fit in `n` waits.
-int PollDuplicatingReceives(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
+// Each successful completion `twice` picks is followed at once by its copy; what does not
+// fit in `n` waits.
+int PollDuplicating(PollFn real, ibv_cq* cq, int n, ibv_wc* wc, bool (*twice)(const ibv_wc&)) {
   std::lock_guard<std::mutex> lock(mutex);
   CqState& s = States()[cq];
   if (DeliverPending(s, n, wc)) return 1;
@@ -79,7 +80,7 @@ int PollDuplicatingReceives(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
   std::vector<ibv_wc> out;
   for (int i = 0; i < got; ++i) {
     out.push_back(polled[i]);
-    if (Ok(polled[i]) && (polled[i].opcode & IBV_WC_RECV)) {
+    if (Ok(polled[i]) && twice(polled[i])) {
       out.push_back(polled[i]);
       Acted();
     }
@@ -88,6 +89,14 @@ int PollDuplicatingReceives(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
   std::copy(out.begin(), out.begin() + delivered, wc);
   s.pending.insert(s.pending.end(), out.begin() + delivered, out.end());
   return delivered;
+}
+
+int PollDuplicatingReceives(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
+  return PollDuplicating(real, cq, n, wc, [](const ibv_wc& c) { return (c.opcode & IBV_WC_RECV) != 0; });
+}
+
+int PollDuplicatingSends(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
+  return PollDuplicating(real, cq, n, wc, [](const ibv_wc& c) { return c.opcode == IBV_WC_SEND; });
 }
 
 int PollSwapping(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) {
@@ -158,6 +167,10 @@ std::vector<Mutant> CompletionFlowMutants() {
        .what = "every successful receive completion is delivered twice (the CQ's consumer index lags)",
        .suites = "datapath", .filter = "Connect/RcSendTest.MessagesArriveInPostingOrder/RdmaCm", .devices = "",
        .survives = nullptr, .poll = PollDuplicatingReceives},
+      {.name = "cqe_send_duplicated",
+       .what = "every successful SEND completion is delivered twice (a shared CQ's consumer index races)",
+       .suites = "threads", .filter = "ConcurrencyTest.ThreadsPostToOwnQpsOneSharedCq", .devices = "",
+       .survives = nullptr, .poll = PollDuplicatingSends},
       {.name = "cqe_reordered",
        .what = "of two successful completions ready together, the later is delivered first",
        .suites = "datapath", .filter = "Connect/RcSendTest.ManyMessagesInFlight/RdmaCm",

@@ -56,6 +56,8 @@ struct Mutant {
   void (*created_qp)(ibv_qp* qp, const ibv_qp_cap& requested, ibv_qp_cap* granted) = nullptr;
   void (*device_attr)(ibv_device_attr* attr) = nullptr;
   int (*mr_access)(int access) = nullptr;  // the rights reg_mr is asked for
+  // The iova ibv_reg_mr_iova2 registers `addr` at, given the one asked for.
+  uint64_t (*mr_iova)(void* addr, uint64_t iova) = nullptr;
   bool (*drop_async_event)(const ibv_async_event& event) = nullptr;
   void (*cm_event)(rdma_cm_event* event) = nullptr;
 };

@@ -29,16 +29,7 @@ class AhTest : public DeviceTest {
   }
 
   // An address vector to the selected GID itself, from the selected port and GID index.
-  static ibv_ah_attr ToSelectedGid() {
-    ibv_ah_attr attr{};
-    attr.port_num = port();
-    attr.dlid = selection().port_attr.lid;
-    attr.is_global = 1;
-    attr.grh.dgid = selection().gid.gid;
-    attr.grh.sgid_index = static_cast<uint8_t>(selection().gid.index);
-    attr.grh.hop_limit = 64;
-    return attr;
-  }
+  static ibv_ah_attr ToSelectedGid() { return AhAttrToOwnGid(selection()); }
 
   // ibv_create_ah(attr), expected to fail with errno set (ibv_create_ah(3): "returns NULL
   // if the request fails", errno says why); records the errno.
