@@ -136,17 +136,6 @@ void ProbeScope::Tried(Cap cap, const absl::Status& result, absl::string_view su
   }
 }
 
-void ProbeScope::Attempted(Cap cap, const absl::Status& result, absl::string_view supported_detail) {
-  if (result.ok()) {
-    Record(cap, Outcome::kSupported, 0, std::string(supported_detail));
-    return;
-  }
-  const int err = std::abs(ErrnoOf(result).value_or(0));
-  const bool refused = err == EOPNOTSUPP || err == ENOSYS || err == EPROTONOSUPPORT;
-  Record(cap, refused ? Outcome::kUnsupported : Outcome::kBroken, err,
-         refused ? std::string(result.message()) : absl::StrCat(result.message(), " (not a refusal of the verb as such)"));
-}
-
 void ProbeScope::Record(Cap cap, Outcome outcome, int err, std::string detail) {
   report_.observed[cap] = {outcome, err, std::move(detail)};
 }

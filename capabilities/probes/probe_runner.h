@@ -59,10 +59,6 @@ class ProbeScope {
   // A negative errno (a provider returning -EINVAL where verbs return EINVAL) is recorded
   // as the errno and noted as a quirk.
   void Tried(Cap cap, const absl::Status& result, absl::string_view supported_detail);
-  // For a verb every kernel has and no attribute declares: `supported` when `result` is
-  // OK; `unsupported` only when the device refused it as such (EOPNOTSUPP, ENOSYS,
-  // EPROTONOSUPPORT); any other failure is `broken`, with the failing call and its errno.
-  void Attempted(Cap cap, const absl::Status& result, absl::string_view supported_detail);
   void Record(Cap cap, Outcome outcome, int err, std::string detail);
   void Measure(const std::string& name, int64_t value, std::string detail);
   void NoteQuirk(std::string topic, std::string text);
