@@ -30,10 +30,7 @@ if [ -s "$out" ]; then echo "$out"; exit 0; fi
 [ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap)"
 command -v debootstrap >/dev/null || die "debootstrap not found: run scripts/install-deps.sh"
 
-# The first source of this release in the machine's apt configuration (either format).
-mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(TARGET_OF)' |
-  awk -v cn="$codename" '$2 == cn && $3 == "deb" && !m { m = $1 } END { print m }')
-[ -n "$mirror" ] || die "no apt source for '$codename' in this machine's apt configuration (apt-get update?)"
+mirror=$("$(dirname "$0")/vm/debian-mirror.sh") || exit 1
 
 mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d "$out.tmp.XXXXXX")
