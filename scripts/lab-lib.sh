@@ -15,6 +15,9 @@ mem=${RDMACHECK_LAB_MEM:-4096}
 limit=${RDMACHECK_LAB_TIMEOUT:-3000}
 accel=${RDMACHECK_LAB_ACCEL:-}
 LAB_TAG=${LAB_TAG:-lab}
+# The root the guest boots over 9p: the host's, or an image's (scripts/lab.sh, RDMACHECK_IMAGE),
+# which then gets the project tree shared beside it, at its own path.
+lab_hostroot=${lab_hostroot:-/}
 
 log() { echo "$LAB_TAG: $*" >&2; }
 die() { log "error: $*"; exit 125; }
@@ -182,6 +185,7 @@ lab_control() {
     USER=root LOGNAME=root LANG=C.UTF-8 RDMACHECK_LAB=1 "RDMACHECK_OUT=$o" "OUT=$o")
   {
     printf 'REPO=%q\nOUT=%q\nCWD=%q\nMODDIR=%q\nSETUP=%q\n' "$lab_repo" "$o" "$cwd" "$moddir" "$setup"
+    [ "$lab_hostroot" = / ] || echo REPO_SHARE=1
     printf 'JOBENV=('; printf '%q ' "${jobenv[@]}"; echo ')'
     printf 'ARGV=('; printf '%q ' "$@"; echo ')'
   } >"$r/ctl/env"
@@ -213,8 +217,9 @@ lab_qemu() {
   # switching sched_clock then patches kernel text while the other vCPU runs it, which TCG
   # does not survive (6.12: "Oops: int3" in sched_clock_cpu from __sched_clock_work, a panic).
   a+=(-smp "$smp" -m "$mem" -append "console=ttyS0 quiet panic=-1 no_timer_check tsc=reliable"
-    -virtfs "$(share / hostroot ,readonly=on,multidevs=remap)"
+    -virtfs "$(share "$lab_hostroot" hostroot ,readonly=on,multidevs=remap)"
     -virtfs "$(share "$o" out)" -virtfs "$(share "$r/ctl" ctl)")
+  [ "$lab_hostroot" = / ] || a+=(-virtfs "$(share "$lab_repo" repo ,readonly=on,multidevs=remap)")
   for p in con out err; do a+=(-chardev "file,id=$p,path=$r/$p" -serial "chardev:$p"); done
   printf '%s\n' "${a[@]}" "$@"
 }
