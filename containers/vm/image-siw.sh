@@ -18,7 +18,8 @@ grep -qs '^CONFIG_RDMA_SIW=[my]' "$run/boot/config-$kver" && exit 0
 echo "image-siw: building siw.ko for $kver (its config lacks CONFIG_RDMA_SIW)" >&2
 # shellcheck disable=SC2016  # expanded in the chroot
 "$here/image-chroot.sh" "$build" --ro "$repo" -- bash -euo pipefail -c '
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends "linux-headers-$2" xz-utils zstd >/dev/null
+  # The mirror may be a snapshot of the archive, whose Release has expired (Valid-Until).
+  apt-get -o Acquire::Check-Valid-Until=false update -qq && apt-get install -y -qq --no-install-recommends "linux-headers-$2" xz-utils zstd >/dev/null
   "$1/containers/vm/build-siw.sh" / "$2" /build/siw.ko
 ' image-siw "$repo" "$kver" >&2 || die "building siw.ko for $kver failed"
 install -D -m 0644 "$build/build/siw.ko" "$run/lib/modules/$kver/updates/siw.ko"

@@ -112,7 +112,7 @@ if [ "$(cat "$run/.rdmacheck-src" 2>/dev/null)" != "$src" ]; then
   # The same version again must replace the old build: remove it first.
   "$here/image-chroot.sh" "$run" -- bash -euo pipefail -c '
     dpkg --purge rdmacheck >/dev/null 2>&1 || true
-    apt-get update -qq
+    apt-get -o Acquire::Check-Valid-Until=false update -qq  # the mirror may be a past snapshot
     apt-get install -y -qq --no-install-recommends /tmp/rdmacheck.deb >/dev/null
     rm -f /tmp/rdmacheck.deb /var/cache/apt/archives/*.deb' >&2 ||
     die "apt could not install rdmacheck's .deb into $name (do its Depends resolve there?)"
