@@ -3,7 +3,7 @@
 # (containers/vm/image.sh): debootstrap --variant=minbase from this machine's mirror
 # (containers/vm/debian-mirror.sh) with the packages of KIND:
 #   build  what building rdmacheck and its .deb needs: the release's compiler, CMake,
-#          GoogleTest, Abseil, nlohmann-json and rdma-core's headers (libibverbs-dev, librdmacm-dev)
+#          GoogleTest, Abseil, nlohmann-json and rdma-core's headers (libibverbs-dev, librdmacm-dev); file (CPack reads the binary with it)
 #   run    what the lab boots: the release's kernel (linux-image-amd64 and its modules),
 #          kmod and mount; rdmacheck's .deb, installed later with apt, brings the rest
 #
@@ -17,7 +17,7 @@ set -euo pipefail
 die() { echo "image-root: $*" >&2; exit 1; }
 packages() {
   case $1 in
-    build) echo build-essential,cmake,pkg-config,libgtest-dev,libgmock-dev,googletest,libabsl-dev,nlohmann-json3-dev,libibverbs-dev,librdmacm-dev ;;
+    build) echo build-essential,file,cmake,pkg-config,libgtest-dev,libgmock-dev,googletest,libabsl-dev,nlohmann-json3-dev,libibverbs-dev,librdmacm-dev ;;
     run) echo linux-image-amd64,kmod,mount ;;
     *) die "unknown kind '$1' (build or run)" ;;
   esac
