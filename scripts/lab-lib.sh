@@ -72,6 +72,16 @@ lab_kernel() {
   initrd=$kdir/initrd-$(cat "$vm/initramfs-init" "$vm/build-initramfs.sh" | sha256sum | cut -c1-12).img
 }
 
+# lab_image_kernel ROOT KVER: an image's own kernel, booted in place (ROOT/boot/vmlinuz-KVER,
+# ROOT/lib/modules/KVER: the guest's root is ROOT, so its modules are where modprobe looks).
+# The initramfs and the KVM probe are cached per image root and kernel.
+lab_image_kernel() {
+  custom=1 root=$1 kver=$2
+  kdir=$cache/image-kernel-$(echo "$root" | sha256sum | cut -c1-12)-$kver
+  moddir=$root/lib/modules/$kver
+  initrd=$kdir/initrd-$(cat "$vm/initramfs-init" "$vm/build-initramfs.sh" | sha256sum | cut -c1-12).img
+}
+
 # Cleanup on any exit: every QEMU (through its timeout wrapper), readers, control dirs
 # (their console log first copied to where lab_control said), half-made cache entries.
 lab_pids=() lab_runs=() locked=''
@@ -184,7 +194,7 @@ lab_control() {
   jobenv+=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
     USER=root LOGNAME=root LANG=C.UTF-8 RDMACHECK_LAB=1 "RDMACHECK_OUT=$o" "OUT=$o")
   {
-    printf 'REPO=%q\nOUT=%q\nCWD=%q\nMODDIR=%q\nSETUP=%q\n' "$lab_repo" "$o" "$cwd" "$moddir" "$setup"
+    printf 'REPO=%q\nOUT=%q\nCWD=%q\nMODDIR=%q\nSETUP=%q\n' "$lab_repo" "$o" "$cwd" "${moddir#"${lab_hostroot%/}"}" "$setup"
     [ "$lab_hostroot" = / ] || echo REPO_SHARE=1
     printf 'JOBENV=('; printf '%q ' "${jobenv[@]}"; echo ')'
     printf 'ARGV=('; printf '%q ' "$@"; echo ')'

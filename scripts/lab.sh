@@ -73,16 +73,14 @@ lab_check_tools
 if [ "$image" = host ]; then
   lab_kernel "${RDMACHECK_KERNEL:-}"
 else
-  # The image's own kernel, taken like a custom one (its modules hard-linked into the cache,
-  # where siw.ko and depmod write); the guest runs the rdmacheck installed in the image.
+  # The image's own kernel, in place; the guest runs the rdmacheck installed in the image.
   [ -z "${RDMACHECK_KERNEL:-}${RDMACHECK_KERNEL_IMAGE:-}" ] || die "RDMACHECK_IMAGE brings its own kernel: unset RDMACHECK_KERNEL*"
   rc=0
   img=$("$repo/containers/vm/image.sh" "$image") || rc=$?
   [ "$rc" -ne 2 ] || exit 2
   [ "$rc" -eq 0 ] || die "cannot prepare image $image"
   read -r lab_hostroot ikver <<<"$img"
-  RDMACHECK_KERNEL_IMAGE=$lab_hostroot/boot/vmlinuz-$ikver RDMACHECK_KERNEL_MODULES=$lab_hostroot/lib/modules/$ikver
-  lab_kernel ''
+  lab_image_kernel "$lab_hostroot" "$ikver"
   export RDMACHECK_BIN=${RDMACHECK_BIN:-rdmacheck}
   log "image $image: $lab_hostroot (kernel $ikver)"
 fi
