@@ -16,6 +16,7 @@ repo=$(cd "$here/../.." && pwd)
 grep -qs '^CONFIG_RDMA_SIW=[my]' "$run/boot/config-$kver" && exit 0
 [ ! -f "$run/lib/modules/$kver/updates/siw.ko" ] || exit 0
 echo "image-siw: building siw.ko for $kver (its config lacks CONFIG_RDMA_SIW)" >&2
+mkdir -p "$build/build"
 # shellcheck disable=SC2016  # expanded in the chroot
 "$here/image-chroot.sh" "$build" --ro "$repo" -- bash -euo pipefail -c '
   # The mirror may be a snapshot of the archive, whose Release has expired (Valid-Until).
