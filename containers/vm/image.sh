@@ -53,8 +53,8 @@ max_age=${RDMACHECK_IMAGE_MAX_AGE:-7}
 key=$({ cat "$here/image-root.sh" "$here/image-chroot.sh"; "$here/image-root.sh" --packages build
   "$here/image-root.sh" --packages run; } | sha256sum | cut -c1-12)
 mkdir -p "$cache"
-exec 8>"$cache/.lock"
-flock -n 8 || { log "waiting for the image lock $cache/.lock"; flock 8; }
+exec 8>"$cache/.lock-$name"  # one per release: another release may be built meanwhile
+flock -n 8 || { log "waiting for the image lock $cache/.lock-$name"; flock 8; }
 
 # The newest complete image of this release and key (names sort by archive date).
 dir=$(find "$cache" -maxdepth 1 -name "$name-*-$key" -type d 2>/dev/null | sort | tail -n 1)
