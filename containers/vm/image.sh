@@ -95,8 +95,9 @@ kver=$(kernel_of "$run")
 [ -n "$kver" ] || die "$run has no kernel"
 "$here/image-siw.sh" "$dir/build" "$run" "$kver" || exit 1
 
-# rdmacheck: built from the project's files as they are (tracked and untracked, not ignored).
-src=$(cd "$repo" && { git ls-files -z -co --exclude-standard 2>/dev/null || find . -path ./build -prune -o -path ./out -prune -o -type f -print0; } |
+# rdmacheck: built from the project's files as they are (tracked and untracked, not ignored;
+# the documentation aside).
+src=$(cd "$repo" && { git ls-files -z -co --exclude-standard -- . ':!:*.md' 2>/dev/null || find . -path ./build -prune -o -path ./out -prune -o -type f -print0; } |
   LC_ALL=C sort -z | xargs -0 sha256sum 2>/dev/null | sha256sum | cut -c1-12)
 if [ "$(cat "$run/.rdmacheck-src" 2>/dev/null)" != "$src" ]; then
   deb=$dir/rdmacheck-$src.deb
