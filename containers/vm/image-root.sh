@@ -8,6 +8,7 @@
 #          kmod and mount; rdmacheck's .deb, installed later with apt, brings the rest
 #
 #   containers/vm/image-root.sh RELEASE KIND DIR
+#   containers/vm/image-root.sh RELEASE --include=PKG,... DIR     (containers/make-base-rootfs.sh)
 #
 # DIR is made whole or not at all (a temporary directory renamed at the end). DIR/.archive-date
 # holds the date of the archive it was made from (the Date of the suite's InRelease, YYYYMMDD).
@@ -19,11 +20,12 @@ packages() {
   case $1 in
     build) echo build-essential,file,cmake,pkg-config,libgtest-dev,libgmock-dev,googletest,libabsl-dev,nlohmann-json3-dev,libibverbs-dev,librdmacm-dev ;;
     run) echo linux-image-amd64,kmod,mount ;;
-    *) die "unknown kind '$1' (build or run)" ;;
+    --include=*) echo "${1#--include=}" ;;
+    *) die "unknown kind '$1' (build, run or --include=PKG,...)" ;;
   esac
 }
 if [ "${1:-}" = --packages ]; then packages "${2:-}"; exit 0; fi
-[ $# -eq 3 ] || die "usage: image-root.sh RELEASE build|run DIR"
+[ $# -eq 3 ] || die "usage: image-root.sh RELEASE build|run|--include=PKG,... DIR"
 release=$1 kind=$2 dir=${3%/}
 include=$(packages "$kind")
 [ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap)"
