@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "absl/strings/str_cat.h"
 #include "harness/connection/work_requests.h"
 
 namespace rdmacheck {

@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "bench/bench_report.h"
 #include "cli/commands.h"
+#include "reports/image_section.h"
 #include "reports/kernel_section.h"
 #include "reports/mutation_section.h"
 #include "reports/report_diff.h"
@@ -105,6 +106,7 @@ int ReportCommand(const std::vector<std::string>& positional) {
   Report report = BuildReport(std::move(runs));
   absl::StatusOr<std::vector<BenchRun>> bench = BenchRunsOf(run_dirs);
   if (!bench.ok()) return UsageError(bench.status());
+  if (std::optional<ExtraSection> section = ImageSection(report)) report.extra_sections.push_back(*section);
   report.extra_sections.push_back(KernelSection(report));
   if (std::optional<ExtraSection> section = BenchSection(*bench)) report.extra_sections.push_back(*section);
   if (!mutations.empty()) report.extra_sections.push_back(MutationSection(mutations));

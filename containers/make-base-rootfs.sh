@@ -27,20 +27,12 @@ case ${1:-} in
   ?*) out=$1 ;;
 esac
 if [ -s "$out" ]; then echo "$out"; exit 0; fi
-[ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap)"
-command -v debootstrap >/dev/null || die "debootstrap not found: run scripts/install-deps.sh"
-
-# The first source of this release in the machine's apt configuration (either format).
-mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(TARGET_OF)' |
-  awk -v cn="$codename" '$2 == cn && $3 == "deb" && !m { m = $1 } END { print m }')
-[ -n "$mirror" ] || die "no apt source for '$codename' in this machine's apt configuration (apt-get update?)"
 
 mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d "$out.tmp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-echo "make-base-rootfs: debootstrap $codename from $mirror" >&2
-debootstrap --variant=minbase --include="$packages" "$codename" "$tmp/root" "$mirror" >"$tmp/log" 2>&1 ||
-  { tail -n 20 "$tmp/log" >&2; die "debootstrap failed"; }
+# debootstrap minbase from this machine's mirror (the lab's image roots are made the same way).
+"$(dirname "$0")/vm/image-root.sh" "$codename" --include="$packages" "$tmp/root" || die "debootstrap failed"
 # Smaller (the lab imports it under an emulated CPU, ~1.5 s per MB): no package cache or
 # lists, and, as debian:bookworm-slim does, no docs (but the copyrights), man pages or
 # translations, also for packages installed later.

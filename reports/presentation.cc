@@ -19,6 +19,8 @@ constexpr std::pair<const char*, const char*> kEnvironmentOrder[] = {
     {"fw_ver", "firmware"},
     {"kernel", "kernel"},
     {"rdma_core", "rdma-core"},
+    {"providers", "ibverbs-providers"},
+    {"os", "system"},
     {"active_mtu", "active MTU"},
     {"port", "port"},
     {"gid_index", "GID index"},

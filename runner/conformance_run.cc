@@ -36,6 +36,8 @@ nlohmann::json RunEnvironment(const Selection& selection, const Profile& profile
           {"connect_method", ConnectMethodName(PreferredConnectMethod(profile))},
           {"kernel", profile.identity.kernel},
           {"rdma_core", profile.identity.rdma_core},
+          {"providers", profile.identity.providers},
+          {"os", profile.identity.os},
           {"fw_ver", profile.identity.fw_ver},
           {"hostname", profile.identity.hostname}};
 }

@@ -15,6 +15,9 @@ mem=${RDMACHECK_LAB_MEM:-4096}
 limit=${RDMACHECK_LAB_TIMEOUT:-3000}
 accel=${RDMACHECK_LAB_ACCEL:-}
 LAB_TAG=${LAB_TAG:-lab}
+# The root the guest boots over 9p: the host's, or an image's (scripts/lab.sh, RDMACHECK_IMAGE),
+# which then gets the project tree shared beside it, at its own path.
+lab_hostroot=${lab_hostroot:-/}
 
 log() { echo "$LAB_TAG: $*" >&2; }
 die() { log "error: $*"; exit 125; }
@@ -66,6 +69,16 @@ lab_kernel() {
   root=$kdir/root                 # the unpacked kernel package (+ siw.ko, depmod)
   moddir=$root/lib/modules/$kver
   # The initramfs is keyed by what it is built from, so editing those rebuilds it.
+  initrd=$kdir/initrd-$(cat "$vm/initramfs-init" "$vm/build-initramfs.sh" | sha256sum | cut -c1-12).img
+}
+
+# lab_image_kernel ROOT KVER: an image's own kernel, booted in place (ROOT/boot/vmlinuz-KVER,
+# ROOT/lib/modules/KVER: the guest's root is ROOT, so its modules are where modprobe looks).
+# The initramfs and the KVM probe are cached per image root and kernel.
+lab_image_kernel() {
+  custom=1 root=$1 kver=$2
+  kdir=$cache/image-kernel-$(echo "$root" | sha256sum | cut -c1-12)-$kver
+  moddir=$root/lib/modules/$kver
   initrd=$kdir/initrd-$(cat "$vm/initramfs-init" "$vm/build-initramfs.sh" | sha256sum | cut -c1-12).img
 }
 
@@ -181,7 +194,8 @@ lab_control() {
   jobenv+=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
     USER=root LOGNAME=root LANG=C.UTF-8 RDMACHECK_LAB=1 "RDMACHECK_OUT=$o" "OUT=$o")
   {
-    printf 'REPO=%q\nOUT=%q\nCWD=%q\nMODDIR=%q\nSETUP=%q\n' "$lab_repo" "$o" "$cwd" "$moddir" "$setup"
+    printf 'REPO=%q\nOUT=%q\nCWD=%q\nMODDIR=%q\nSETUP=%q\n' "$lab_repo" "$o" "$cwd" "${moddir#"${lab_hostroot%/}"}" "$setup"
+    [ "$lab_hostroot" = / ] || echo REPO_SHARE=1
     printf 'JOBENV=('; printf '%q ' "${jobenv[@]}"; echo ')'
     printf 'ARGV=('; printf '%q ' "$@"; echo ')'
   } >"$r/ctl/env"
@@ -213,8 +227,9 @@ lab_qemu() {
   # switching sched_clock then patches kernel text while the other vCPU runs it, which TCG
   # does not survive (6.12: "Oops: int3" in sched_clock_cpu from __sched_clock_work, a panic).
   a+=(-smp "$smp" -m "$mem" -append "console=ttyS0 quiet panic=-1 no_timer_check tsc=reliable"
-    -virtfs "$(share / hostroot ,readonly=on,multidevs=remap)"
+    -virtfs "$(share "$lab_hostroot" hostroot ,readonly=on,multidevs=remap)"
     -virtfs "$(share "$o" out)" -virtfs "$(share "$r/ctl" ctl)")
+  [ "$lab_hostroot" = / ] || a+=(-virtfs "$(share "$lab_repo" repo ,readonly=on,multidevs=remap)")
   for p in con out err; do a+=(-chardev "file,id=$p,path=$r/$p" -serial "chardev:$p"); done
   printf '%s\n' "${a[@]}" "$@"
 }

@@ -28,6 +28,12 @@
 #                             instead: a vmlinuz and its modules directory (named for
 #                             its KVER; its `build` link is used to build siw if needed)
 #                             The lab builds siw.ko when the kernel lacks CONFIG_RDMA_SIW.
+#      RDMACHECK_IMAGE        what the guest boots: "host" (default) the host's root with
+#                             the kernel above; a Debian release (bookworm, trixie, sid)
+#                             with its own kernel, rdma-core and the project's .deb built
+#                             and installed there (containers/vm/image.sh, cached); or a
+#                             directory holding a root file system with its kernel and
+#                             rdmacheck installed. The project tree is shared at its path.
 #      RDMACHECK_OUT          results dir <out> (default <repo>/out)
 #      RDMACHECK_LAB_MEM      guest memory in MB (default 4096)
 #      RDMACHECK_LAB_TIMEOUT  seconds before the VM is killed (default 3000)
@@ -51,17 +57,33 @@ case ${1:-} in
   -*) die "unknown option '$1' (usage: scripts/lab.sh [-- COMMAND [ARG...]])" ;;
 esac
 cwd=$PWD
+image=${RDMACHECK_IMAGE:-host}
 if [ $# -eq 0 ]; then # the main job
   "$repo/scripts/install-deps.sh" || die "scripts/install-deps.sh failed"
-  log "building the project"
-  { cmake -S "$repo" -B "$repo/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
-    cmake --build "$repo/build" -j2; } >&2 || die "the build failed"
+  if [ "$image" = host ]; then
+    log "building the project"
+    { cmake -S "$repo" -B "$repo/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+      cmake --build "$repo/build" -j2; } >&2 || die "the build failed"
+  fi
   set -- scripts/run-devices.sh --strict  # missing evidence (kernel log, counters) fails the run
   cwd=$repo
 fi
 
 lab_check_tools
-lab_kernel "${RDMACHECK_KERNEL:-}"
+if [ "$image" = host ]; then
+  lab_kernel "${RDMACHECK_KERNEL:-}"
+else
+  # The image's own kernel, in place; the guest runs the rdmacheck installed in the image.
+  [ -z "${RDMACHECK_KERNEL:-}${RDMACHECK_KERNEL_IMAGE:-}" ] || die "RDMACHECK_IMAGE brings its own kernel: unset RDMACHECK_KERNEL*"
+  rc=0
+  img=$("$repo/containers/vm/image.sh" "$image") || rc=$?
+  [ "$rc" -ne 2 ] || exit 2
+  [ "$rc" -eq 0 ] || die "cannot prepare image $image"
+  read -r lab_hostroot ikver <<<"$img"
+  lab_image_kernel "$lab_hostroot" "$ikver"
+  export RDMACHECK_BIN=${RDMACHECK_BIN:-rdmacheck}
+  log "image $image: $lab_hostroot (kernel $ikver)"
+fi
 lab_prepare
 
 # Per-run control share: the guest's stage 2, its settings, and the status it leaves.

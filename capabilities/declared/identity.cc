@@ -5,7 +5,9 @@
 
 #include <fstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "capabilities/declared/declared.h"
@@ -23,14 +25,28 @@ std::string SysfsDriver(const std::string& device) {
   return std::string(t.substr(t.rfind('/') + 1));
 }
 
-std::string RdmaCoreVersion() {
-  // The installed libibverbs package version; dpkg's status is the one authority on Debian.
+// The installed version of a package; dpkg's status is the one authority on Debian. A
+// library renamed by the 64-bit time_t transition (trixie on: librdmacm1t64) counts too.
+std::string PackageVersion(absl::string_view package) {
   std::ifstream in("/var/lib/dpkg/status");
   std::string line;
   bool in_package = false;
   while (std::getline(in, line)) {
-    if (line.rfind("Package: ", 0) == 0) in_package = (line == "Package: libibverbs1");
+    if (line.rfind("Package: ", 0) == 0) {
+      absl::string_view name = absl::string_view(line).substr(9);
+      in_package = name == package || name == absl::StrCat(package, "t64");
+    }
     if (in_package && line.rfind("Version: ", 0) == 0) return line.substr(9);
+  }
+  return "unknown";
+}
+
+std::string OsName() {
+  std::ifstream in("/etc/os-release");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("PRETTY_NAME=", 0) == 0) return std::string(absl::StripAsciiWhitespace(
+        absl::StripSuffix(absl::StripPrefix(absl::string_view(line).substr(12), "\""), "\"")));
   }
   return "unknown";
 }
@@ -66,7 +82,9 @@ Identity ReadIdentity(ibv_context* context, const Selection& selection, const ib
   id.node_guid = GuidText(a.node_guid);
   utsname u{};
   if (uname(&u) == 0) id.kernel = u.release;
-  id.rdma_core = RdmaCoreVersion();
+  id.rdma_core = PackageVersion("libibverbs1");
+  id.providers = PackageVersion("ibverbs-providers");
+  id.os = OsName();
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) == 0) id.hostname = host;
   id.time = absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());

@@ -30,7 +30,7 @@ absl::StatusOr<Outcome> OutcomeFromName(absl::string_view name) {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Identity, device, driver, protocol, transport, node_type, link_layer,
                                                 port, gid_index, gid, gid_type, netdev, vendor_id, vendor_part_id,
-                                                fw_ver, hw_ver, node_guid, kernel, rdma_core, hostname, time)
+                                                fw_ver, hw_ver, node_guid, kernel, rdma_core, providers, os, hostname, time)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Measurement, value, detail)
 
 nlohmann::json ObservedToJson(const std::map<Cap, Observation>& observed) {

@@ -54,6 +54,8 @@ struct Identity {
   std::string node_guid;
   std::string kernel;       // uname -r
   std::string rdma_core;    // libibverbs package version
+  std::string providers;    // ibverbs-providers package version (librxe, libsiw, ...: the userspace half of a driver)
+  std::string os;           // /etc/os-release PRETTY_NAME: which image the run was in
   std::string hostname;
   std::string time;         // RFC 3339, when the profile was taken
 };

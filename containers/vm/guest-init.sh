@@ -4,15 +4,21 @@
 # scripts/setup-softrdma.sh (unless SETUP=none), runs the command with stdout on ttyS1 and stderr on ttyS2,
 # leaves its exit status in /run/lab/status for scripts/lab.sh and powers off.
 # Few processes on purpose: under TCG each exec costs ~0.1 s.
-# /run/lab/env (written by lab-lib.sh) sets REPO OUT CWD MODDIR SETUP and the arrays JOBENV ARGV.
+# /run/lab/env (written by lab-lib.sh) sets REPO OUT CWD MODDIR SETUP (REPO_SHARE) and the arrays JOBENV ARGV.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 set -uo pipefail
 log() { echo "lab: $*"; }
-poweroff() { sync; busybox poweroff -f; echo o > /proc/sysrq-trigger; }
+# An image may have no busybox: the kernel's own power-off (sysrq o) is the fallback.
+poweroff() { sync; busybox poweroff -f 2>/dev/null; echo o > /proc/sysrq-trigger; }
 fail() { log "$*"; echo "setup failed: $*" > /run/lab/status; poweroff; }
 . /run/lab/env
 
 read -r kver </proc/sys/kernel/osrelease
+# An image's root (RDMACHECK_IMAGE) has no project tree: it comes as its own share.
+if [ -n "${REPO_SHARE:-}" ]; then
+  mkdir -p "$REPO" && mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=262144 repo "$REPO" ||
+    fail "cannot mount the project tree at $REPO"
+fi
 mkdir -p /dev/shm /dev/pts "$OUT" "/lib/modules/$kver"
 mount -t tmpfs -o mode=1777 shm /dev/shm   # POSIX shm, Python multiprocessing, podman
 mount -t devpts -o ptmxmode=666 devpts /dev/pts

@@ -1,6 +1,7 @@
 // The transitions that exist to change attributes in place (INIT->INIT, RTS->RTS, SQD->SQD):
 // one optional attribute changed to a new valid value; the QP keeps its state and
 // ibv_query_qp reports the new value.
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "suites/qp_state/transition_test.h"
 

@@ -1,5 +1,6 @@
 // Every legal transition with one attribute added that the table does not allow for it, for
 // each such attribute in turn: the modify fails with EINVAL and the QP stays where it was.
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "suites/qp_state/transition_test.h"
 

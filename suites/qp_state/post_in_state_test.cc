@@ -9,6 +9,7 @@
 // and test suites disagree on what to expect; the tests here assert IBTA's answer, record
 // what the device did (Observe: accepted, or the value the verb returned — the errno is
 // not fixed by the spec), and leave deviations to the driver's expectation file.
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "harness/completion.h"
 #include "testing/quiet_window.h"

@@ -1,6 +1,7 @@
 // Send Queue Drain: RTS -> SQD with EN_SQD_ASYNC_NOTIFY lets the sends already started
 // finish, raises IBV_EVENT_SQ_DRAINED, holds every other send (and any posted meanwhile) until
 // SQD -> RTS, which resumes them in order.
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "harness/completion.h"
 #include "testing/quiet_window.h"

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "harness/patterns.h"
 #include "testing/device_test.h"
 #include "suites/rdma_cm/cm_side.h"
