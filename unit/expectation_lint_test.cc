@@ -86,7 +86,7 @@ const std::map<std::string, std::vector<std::string>>& Domains() {
                       "SQD->SQD", "SQD->ERR", "ERR->RESET", "ERR->ERR"}},
       {"post", {"RC post_send", "RC post_recv", "UC post_send", "UD post_recv"}},
       {"outcome", {"refused, the verb returned 22 (EINVAL)", "accepted"}},
-      {"wr_id", {"1", "2", "3"}}, {"byte_len", {"0", "8", "16", "64"}}, {"count", {"1", "2", "5"}},
+      {"wr_id", {"1", "2", "3"}}, {"object_count", {"72", "144", "1", "2048"}}, {"byte_len", {"0", "8", "16", "64"}}, {"count", {"1", "2", "5"}},
       {"qp_type", {"RC", "UC", "UD"}}, {"queue", {"send", "recv"}}, {"offset", {"4096", "4416"}},
       {"byte", {"0xa5", "0xc5", "0x00", "0xff"}}, {"nibble", {"0", "1", "2", "3"}}, {"position", {"Middle", "Last"}},
       {"what", {"a completion event", "an async event"}},
@@ -192,13 +192,13 @@ const MessageFormat kFormats[] = {
      "Expected equality of these values:\n  first.wr_id\n    Which is: {!wr_id#1}\n  2u\n    Which is: 2\nthe send "
      "posted in {%qp_state} ({%outcome}) ran after RTS: wc{status=IBV_WC_SUCCESS opcode=IBV_WC_SEND wr_id={!wr_id#1} "
      "byte_len=64 qp_num=17 src_qp=0 wc_flags=0x0 imm_data=0x0 vendor_err=0}"},
-    {"suites/qp_state/post_in_state_test.cc", "<< \"sends completed beyond the one posted in RTS\"",
+    {"suites/qp_state/post_in_state_test.cc", "<< \"sends completed beyond the one posted in RTS (watched \"",
      "Value of: more\nExpected: is empty\n  Actual: { \"wc{status=IBV_WC_SUCCESS opcode=IBV_WC_SEND wr_id=2 byte_len=64 "
      "qp_num=17 src_qp=0 wc_flags=0x0 imm_data=0x0 vendor_err=0}\" }, whose size is {!int}\nsends completed beyond the "
-     "one posted in RTS"},
-    {"suites/qp_state/post_in_state_test.cc", "<< \"the peer received more than the one send posted in RTS\"",
+     "one posted in RTS (watched {%duration})"},
+    {"suites/qp_state/post_in_state_test.cc", "<< \"the peer received more than the one send posted in RTS (watched \"",
      "Value of: extra\nExpected: is empty\n  Actual: { 48-byte object <16-00 00-00> }, whose size is {!int}\nthe peer "
-     "received more than the one send posted in RTS"},
+     "received more than the one send posted in RTS (watched {%duration})"},
     {"suites/qp_state/create_limits_test.cc", "<< what << \": ibv_query_qp and create disagree\"",
      "Expected equality of these values:\n  queried.cap.max_{%queue#1}_wr\n    Which is: {!int}\n  "
      "attr.cap.max_{%queue#1}_wr\n    Which is: {%int}\n{%what_qp}: ibv_query_qp and create disagree"},
@@ -242,6 +242,36 @@ const MessageFormat kFormats[] = {
     {"wire/iwarp_check.cc", "\"error type \", type, \" is not defined for layer \", layer",
      "siw.pcap:{%frame}: iwarp.terminate: TERMINATE: error type {!nibble} is not defined for layer {!nibble} "
      "(RFC 5040 4.8)"},
+    {"wire/iwarp_check.cc", "\"the responder's FPDU comes before the initiator's first FPDU (\"",
+     "siw.pcap:{%frame}: iwarp.mpa_startup: the responder's FPDU comes before the initiator's first FPDU (10.88.2.2 "
+     "sends first) (RFC 5044 7)"},
+    // suites/access/iova_access_test.cc, suites/limits/: the verbs of today's NICs.
+    {"suites/access/iova_access_test.cc", "<< \"the RDMA READ of the iova never completed: \"",
+     "Value of: read.ok()\n  Actual: false\nExpected: true\nthe RDMA READ of the iova never completed: DEADLINE_EXCEEDED: "
+     "timed out after {%duration} waiting for completions: {!int} of 1 arrived"},
+    {"suites/access/iova_access_test.cc", "<< \"RDMA READ from the iova: \"",
+     "Expected equality of these values:\n  read->status\n    Which is: 5\n  IBV_WC_SUCCESS\n    Which is: 0\nRDMA READ "
+     "from the iova: wc{status={!wc_status} opcode=IBV_WC_RDMA_READ wr_id=1 byte_len=0 qp_num=17 src_qp=0 wc_flags=0x0 "
+     "imm_data=0x0 vendor_err=0}"},
+    {"suites/access/iova_access_test.cc", "<< \"receive into an SGE at the iova: \"",
+     "Expected equality of these values:\n  received.status\n    Which is: 5\n  IBV_WC_SUCCESS\n    Which is: 0\nreceive "
+     "into an SGE at the iova: wc{status={!wc_status} opcode=IBV_WC_RECV wr_id=1 byte_len=0 qp_num=17 src_qp=0 "
+     "wc_flags=0x0 imm_data=0x0 vendor_err=0}"},
+    {"suites/access/iova_access_test.cc", "\"the bytes at MR offset \", offset, \" are not what was written: \"",
+     "DATA_LOSS: the bytes at MR offset 128 are not what was written: byte 0 of 64 is {!byte}, expected 0x2a "
+     "(the pattern; 64 bytes differ)"},
+    {"suites/access/iova_access_test.cc", "\"the bytes at MR offset \", offset, \" are not what was written: \"",
+     "DATA_LOSS: the bytes at MR offset 0 are not what was written: byte 0 of 64 is {!byte}, expected 0x2a "
+     "(the pattern; 64 bytes differ)"},
+    {"suites/limits/object_limits_test.cc", "<< \" refused below the declared \" << kind.limit",
+     "Value of: one.ok()\n  Actual: false\nExpected: true\nCq #{!object_count} refused below the declared max_cq=102400 (0 held "
+     "on the device before): UNKNOWN: ibv_create_cq: failed without errno"},
+    {"suites/limits/object_limits_test.cc", "<< \" refused below the declared \" << kind.limit",
+     "Value of: one.ok()\n  Actual: false\nExpected: true\nQp #{!object_count} refused below the declared max_qp=102400 (0 held "
+     "on the device before): UNKNOWN: ibv_create_qp: failed without errno"},
+    {"suites/limits/object_limits_test.cc", "<< \" refused below the declared \" << kind.limit",
+     "Value of: one.ok()\n  Actual: false\nExpected: true\nSrq #{!object_count} refused below the declared max_srq=102400 (0 held "
+     "on the device before): UNKNOWN: ibv_create_srq: failed without errno"},
 };
 
 // A format cut into its literal text and its slots.
