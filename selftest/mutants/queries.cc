@@ -49,10 +49,10 @@ std::vector<Mutant> QueryMutants() {
        }},
       {.name = "query_qp_caps",
        .what = "ibv_query_qp reports one send WR more than the QP's send queue holds",
-       .suites = "qp_state", .filter = "QpCreateTest.GrantedCapsAreWhatQueryReports", .devices = "",
-       .survives = "on rxe0: the one test comparing create's and query's queue sizes already fails there (rxe "
-                   "rounds the queues up, an expected deviation), and only a test that passes without the "
-                   "mutant counts; no passing test fills a queue to the depth query reports",
+       // PostErrorTest's overfull list must reach the depth query reports before ENOMEM.
+       .suites = "qp_state,errors",
+       .filter = "QpCreateTest.GrantedCapsAreWhatQueryReports:Connect/PostErrorTest.OverfullListStopsAtTheFirstWrThatDoesNotFit/*",
+       .devices = "", .survives = nullptr,
        .query_qp = [](ibv_qp*, ibv_qp_attr* attr, int, ibv_qp_init_attr* init) {
          ++attr->cap.max_send_wr;
          if (init) ++init->cap.max_send_wr;

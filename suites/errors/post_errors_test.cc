@@ -63,10 +63,10 @@ TEST_P(PostErrorTest, TooManySgesIsRefusedWithEinval) {
 
 RDMACHECK_ABOUT(PostErrorTest, OverfullListStopsAtTheFirstWrThatDoesNotFit,
                 "one post call with twice the granted queue depth plus one WRs: the call fails with ENOMEM, bad_wr "
-                "points at a WR no earlier than the granted depth, and every WR before bad_wr is posted and "
-                "completes successfully (none after it)",
+                "points at a WR no earlier than the granted depth nor the depth ibv_query_qp reports, and every WR "
+                "before bad_wr is posted and completes successfully (none after it)",
                 "ibv_post_send(3), ibv_post_recv(3) (ENOMEM: queue full; bad_wr); ibv_create_qp(3) (max_send_wr / "
-                "max_recv_wr: at least what was granted)",
+                "max_recv_wr: at least what was granted); ibv_query_qp(3) (cap: the QP's queue sizes)",
                 Cap::kRcQp, Cap::kRdmaWrite);
 TEST_P(PostErrorTest, OverfullListStopsAtTheFirstWrThatDoesNotFit) {
   PairOptions options = Options();
@@ -110,6 +110,11 @@ TEST_P(PostErrorTest, OverfullListStopsAtTheFirstWrThatDoesNotFit) {
   EXPECT_THAT(rc, ErrnoIs(ENOMEM));
   ASSERT_LT(posted, count) << "all " << count << " WRs were posted into a queue of " << granted;
   EXPECT_GE(posted, granted) << "the queue refused a WR before the granted depth was used";
+  // ibv_query_qp(3) reports the queue the QP has: it too must hold what it reports.
+  ASSERT_OK_AND_ASSIGN(ibv_qp_attr queried, QueryQp(poster.qp(), IBV_QP_CAP));
+  const uint32_t reported = param() == Queue::kSend ? queried.cap.max_send_wr : queried.cap.max_recv_wr;
+  EXPECT_GE(posted, reported) << "the queue refused WR " << posted << ", within the depth ibv_query_qp reports ("
+                              << reported << ")";
 
   if (param() == Queue::kSend) {
     ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> done, poster.PollSends(static_cast<int>(posted)));
