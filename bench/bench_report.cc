@@ -98,36 +98,6 @@ std::optional<ExtraSection> BenchSection(const std::vector<BenchRun>& runs) {
   return s;
 }
 
-absl::StatusOr<std::vector<BenchRun>> LoadBenchRuns(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::vector<BenchRun> runs;
-  auto parse = [](const std::string& file) -> absl::StatusOr<nlohmann::json> {
-    std::ifstream in(file);
-    if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", file));
-    nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(file, ": not valid JSON"));
-    return json;
-  };
-  const std::string bench_file = (fs::path(path) / "bench.json").string();
-  const std::string report_file = fs::is_directory(path) ? (fs::path(path) / "report.json").string() : path;
-  if (fs::exists(bench_file)) {
-    absl::StatusOr<nlohmann::json> json = parse(bench_file);
-    if (!json.ok()) return json.status();
-    absl::StatusOr<BenchRun> run = BenchRunFromJson(*json);
-    if (!run.ok()) return absl::InvalidArgumentError(absl::StrCat(bench_file, ": ", run.status().message()));
-    runs.push_back(*std::move(run));
-  } else if (fs::exists(report_file)) {
-    absl::StatusOr<nlohmann::json> json = parse(report_file);
-    if (!json.ok()) return json.status();
-    const nlohmann::json bench = json->value("extra", nlohmann::json::object()).value("bench", nlohmann::json::object());
-    for (const nlohmann::json& r : bench.value("runs", nlohmann::json::array())) {
-      absl::StatusOr<BenchRun> run = BenchRunFromJson(r);
-      if (!run.ok()) return absl::InvalidArgumentError(absl::StrCat(report_file, ": ", run.status().message()));
-      runs.push_back(*std::move(run));
-    }
-  }
-  return runs;
-}
 
 std::vector<BenchChange> DiffBench(const std::vector<BenchRun>& before, const std::vector<BenchRun>& after,
                                    double threshold) {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "bench/bench_result.h"
+#include "results/bench_result.h"
 #include "reports/report_model.h"
 
 namespace rdmacheck {
@@ -23,9 +23,6 @@ std::string BenchTable(const BenchRun& run);
 // The report section over every run that has benchmark results (none: nullopt).
 std::optional<ExtraSection> BenchSection(const std::vector<BenchRun>& runs);
 
-// The benchmark runs of a report input: RUN_DIR/bench.json, or the "bench" section of a
-// report.json (the file, or a directory holding one). None found: an empty list.
-absl::StatusOr<std::vector<BenchRun>> LoadBenchRuns(const std::string& path);
 
 struct BenchChange {
   std::string device;

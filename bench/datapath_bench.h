@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "bench/bench_result.h"
+#include "results/bench_result.h"
 #include "harness/connection/connected_pair.h"
 
 namespace rdmacheck {

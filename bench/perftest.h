@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "bench/bench_result.h"
+#include "results/bench_result.h"
 
 namespace rdmacheck {
 

@@ -16,8 +16,8 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "cli/commands.h"
-#include "fleet/fleet_output.h"
-#include "fleet/rounds.h"
+#include "reports/fleet/fleet_output.h"
+#include "reports/fleet/rounds.h"
 
 ABSL_FLAG(std::string, nodes, "", "fleet: the nodes, comma-separated (e.g. from `scontrol show hostnames | paste -sd,`)");
 ABSL_FLAG(int, max_rounds, 0, "fleet rounds: keep this many rounds of the full schedule (0: all n-1)");

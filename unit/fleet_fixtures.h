@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "bench/bench_result.h"
-#include "fleet/rounds.h"
+#include "results/bench_result.h"
+#include "reports/fleet/rounds.h"
 #include "unit/report_fixtures.h"
 
 namespace rdmacheck::fixtures {

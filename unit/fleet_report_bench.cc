@@ -8,8 +8,8 @@
 #include <sys/resource.h>
 
 #include "benchmark/benchmark.h"
-#include "fleet/fleet_model.h"
-#include "fleet/fleet_output.h"
+#include "reports/fleet/fleet_model.h"
+#include "reports/fleet/fleet_output.h"
 #include "unit/fleet_fixtures.h"
 
 namespace rdmacheck {

@@ -5,8 +5,8 @@
 // node; run directories on disk load into the same model.
 #include <filesystem>
 
-#include "fleet/fleet_model.h"
-#include "fleet/fleet_output.h"
+#include "reports/fleet/fleet_model.h"
+#include "reports/fleet/fleet_output.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "unit/fleet_fixtures.h"

@@ -1,7 +1,7 @@
 // The pairwise schedule (fleet/rounds.h): every pair of nodes meets exactly once, and no
 // node is in two pairs of one round — for every fleet size from 2 to 1024 — and the
 // sampled schedule keeps those properties over a seeded subset of rounds.
-#include "fleet/rounds.h"
+#include "reports/fleet/rounds.h"
 
 #include <vector>
 

@@ -29,9 +29,8 @@ const std::map<std::string, std::set<std::string>>& Layers() {
       {"wire", {"harness", "results"}},
       {"reports", {"harness", "results", "capabilities", "wire"}},
       {"bench", {"harness", "results", "capabilities", "reports"}},
-      {"fleet", {"harness", "results", "capabilities", "wire", "reports", "bench"}},
       {"runner", {"harness", "results", "capabilities", "doctor", "testing", "wire"}},
-      {"cli", {"harness", "results", "capabilities", "doctor", "testing", "reports", "bench", "fleet", "runner", "wire"}},
+      {"cli", {"harness", "results", "capabilities", "doctor", "testing", "reports", "bench", "runner", "wire"}},
       // Test-only code on top: the selftest's deliberately broken suites, the unit tests.
       {"selftest", {"harness", "results", "capabilities", "testing"}},
   };

@@ -2,7 +2,7 @@
 // first, each troubled node a <details> opened by default; healthy nodes folded into one;
 // pairs with trouble in a table, the rest folded.
 #include "absl/strings/str_cat.h"
-#include "fleet/fleet_output.h"
+#include "reports/fleet/fleet_output.h"
 #include "reports/presentation.h"
 #include "reports/report_html.h"
 

@@ -3,7 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "fleet/fleet_output.h"
+#include "reports/fleet/fleet_output.h"
 
 namespace rdmacheck {
 

@@ -6,14 +6,14 @@
 // healthy nodes only by name, folded (<details>) in the page; pairs failed or slow first,
 // the rest folded. Lists inside one node are cut at kFleetListLimit lines ("... N more"),
 // so a page over hundreds of nodes stays readable; fleet.json keeps everything.
-#ifndef RDMACHECK_FLEET_FLEET_OUTPUT_H_
-#define RDMACHECK_FLEET_FLEET_OUTPUT_H_
+#ifndef RDMACHECK_REPORTS_FLEET_FLEET_OUTPUT_H_
+#define RDMACHECK_REPORTS_FLEET_FLEET_OUTPUT_H_
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "fleet/fleet_model.h"
+#include "reports/fleet/fleet_model.h"
 #include "nlohmann/json.hpp"
 
 namespace rdmacheck {
@@ -46,4 +46,4 @@ std::vector<std::string> PairFindings(const FleetPair& pair);
 
 }  // namespace rdmacheck
 
-#endif  // RDMACHECK_FLEET_FLEET_OUTPUT_H_
+#endif  // RDMACHECK_REPORTS_FLEET_FLEET_OUTPUT_H_

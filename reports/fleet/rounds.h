@@ -9,8 +9,8 @@
 // a rerun with another seed covers other pairs.
 //
 //   rdmacheck fleet rounds --nodes=a,b,c,d      1 a d / 1 b c / 2 a c / ... (cli/fleet_command.cc)
-#ifndef RDMACHECK_FLEET_ROUNDS_H_
-#define RDMACHECK_FLEET_ROUNDS_H_
+#ifndef RDMACHECK_REPORTS_FLEET_ROUNDS_H_
+#define RDMACHECK_REPORTS_FLEET_ROUNDS_H_
 
 #include <cstdint>
 #include <string>
@@ -48,4 +48,4 @@ absl::StatusOr<std::vector<std::string>> ParseNodeList(const std::string& text);
 
 }  // namespace rdmacheck
 
-#endif  // RDMACHECK_FLEET_ROUNDS_H_
+#endif  // RDMACHECK_REPORTS_FLEET_ROUNDS_H_

@@ -1,7 +1,7 @@
 // fleet.md: the trouble first, healthy nodes by name only.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "fleet/fleet_output.h"
+#include "reports/fleet/fleet_output.h"
 #include "reports/presentation.h"
 
 namespace rdmacheck {

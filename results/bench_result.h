@@ -6,8 +6,8 @@
 //             min / median / p99 over the iterations, in microseconds.
 //   bandwidth bytes moved / wall time with a window of outstanding work requests, in
 //             MiB/s (perftest's "MB/sec" is 2^20 bytes per second).
-#ifndef RDMACHECK_BENCH_BENCH_RESULT_H_
-#define RDMACHECK_BENCH_BENCH_RESULT_H_
+#ifndef RDMACHECK_RESULTS_BENCH_RESULT_H_
+#define RDMACHECK_RESULTS_BENCH_RESULT_H_
 
 #include <cstdint>
 #include <string>
@@ -49,6 +49,10 @@ struct BenchRun {
 nlohmann::json BenchRunToJson(const BenchRun& run);
 absl::StatusOr<BenchRun> BenchRunFromJson(const nlohmann::json& json);
 
+// The benchmark runs of a report input: RUN_DIR/bench.json, or the "bench" section of a
+// report.json (the file, or a directory holding one). None found: an empty list.
+absl::StatusOr<std::vector<BenchRun>> LoadBenchRuns(const std::string& path);
+
 }  // namespace rdmacheck
 
-#endif  // RDMACHECK_BENCH_BENCH_RESULT_H_
+#endif  // RDMACHECK_RESULTS_BENCH_RESULT_H_

@@ -1,4 +1,4 @@
-#include "fleet/rounds.h"
+#include "reports/fleet/rounds.h"
 
 #include <algorithm>
 #include <random>

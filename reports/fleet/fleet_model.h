@@ -21,14 +21,14 @@
 // Per pair: the cross-node verdict, and each benchmark point (operation, metric, size)
 // against the fleet's median of that point over all pairs: speed = bandwidth / median, or
 // median latency / latency; below `slow_fraction` the pair is slow.
-#ifndef RDMACHECK_FLEET_FLEET_MODEL_H_
-#define RDMACHECK_FLEET_FLEET_MODEL_H_
+#ifndef RDMACHECK_REPORTS_FLEET_FLEET_MODEL_H_
+#define RDMACHECK_REPORTS_FLEET_FLEET_MODEL_H_
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "bench/bench_result.h"
+#include "results/bench_result.h"
 #include "reports/report_model.h"
 
 namespace rdmacheck {
@@ -108,4 +108,4 @@ absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, con
 
 }  // namespace rdmacheck
 
-#endif  // RDMACHECK_FLEET_FLEET_MODEL_H_
+#endif  // RDMACHECK_REPORTS_FLEET_FLEET_MODEL_H_

@@ -1,4 +1,4 @@
-#include "fleet/fleet_model.h"
+#include "reports/fleet/fleet_model.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "bench/bench_report.h"
+#include "results/bench_result.h"
 #include "reports/presentation.h"
 
 namespace rdmacheck {

@@ -1,4 +1,4 @@
-#include "fleet/fleet_output.h"
+#include "reports/fleet/fleet_output.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
