@@ -28,18 +28,10 @@ until_true() {
 }
 
 modprobe virtio_net || { log "no virtio_net module"; exit 2; }
-nic() {
-  local f a
-  for _ in $(seq 50); do
-    for f in /sys/class/net/*/address; do
-      read -r a <"$f" && [ "$a" = "52:54:00:89:0$1:0$n" ] && { basename "${f%/address}"; return 0; }
-    done
-    sleep 0.1
-  done
-  return 1
-}
+# shellcheck source=scripts/node-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/node-lib.sh"
 for l in 0 1; do
-  i=$(nic $l) || { log "no NIC for link $l"; exit 2; }
+  i=$(node_nic "52:54:00:89:0$l:0$n") || { log "no NIC for link $l"; exit 2; }
   ip link set "$i" up && ip addr add "10.89.$l.$n/24" dev "$i" || exit 2
   [ $l = 1 ] && rxe_netdev=$i
 done

@@ -23,21 +23,11 @@ log() { echo "wire-node $role: $*" >&2; }
 case $role in serve) n=1 ;; run) n=2 ;; *) log "unknown role"; exit 2 ;; esac
 
 modprobe virtio_net || { log "no virtio_net module"; exit 2; }
-# nic LINK: the interface with that link's MAC (bounded wait for the driver).
-nic() {
-  local want f a
-  want=52:54:00:88:0$1:0$n
-  for _ in $(seq 50); do
-    for f in /sys/class/net/*/address; do
-      read -r a <"$f" && [ "$a" = "$want" ] && { basename "${f%/address}"; return 0; }
-    done
-    sleep 0.1
-  done
-  return 1
-}
+# shellcheck source=scripts/node-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/node-lib.sh"
 declare -A ifs
 for l in 0 1 2 3; do
-  ifs[$l]=$(nic $l) || { log "no NIC with MAC 52:54:00:88:0$l:0$n"; exit 2; }
+  ifs[$l]=$(node_nic "52:54:00:88:0$l:0$n") || { log "no NIC with MAC 52:54:00:88:0$l:0$n"; exit 2; }
   ip link set "${ifs[$l]}" up && ip addr add "10.88.$l.$n/24" dev "${ifs[$l]}" || exit 2
 done
 "$repo/scripts/setup-softrdma.sh" --rxe --netdev "${ifs[1]}" && "$repo/scripts/setup-softrdma.sh" --siw --netdev "${ifs[2]}" ||
