@@ -2,8 +2,9 @@
 # Runs the deliberately broken tests of rdmacheck_selftest on DEVICE and checks that the
 # run survived and reported each: the crash and the hang failed by name with what
 # happened, the passes before and after are there, and the leak check names the PD. Then
-# again with an expectation file that lists the crash and the hang with a signature that
-# matches anything: they must still fail (an expectation never covers a crash or a hang).
+# again with an expectation file that lists the crash and the hang with signatures that
+# match their very messages: they must still fail (an expectation never covers a crash or
+# a hang; a signature that matches anything is refused when the file loads).
 #   selftest/check_watchdog_demo.sh SELFTEST_BINARY DEVICE OUT_DIR
 set -uo pipefail
 bin=${1:?usage: check_watchdog_demo.sh SELFTEST_BINARY DEVICE OUT_DIR} dev=${2:?} out=${3:?}
@@ -38,8 +39,10 @@ PY
 
 cat >"$out.expectations.json" <<'JSON'
 {"driver": "demo", "expectations": [
-  {"test": "WatchdogDemoTest.BCrashes", "kind": "fails", "reason": "any", "reference": "none", "signature": ".*"},
-  {"test": "WatchdogDemoTest.CHangs", "kind": "fails", "reason": "any", "reference": "none", "signature": ".*"}]}
+  {"test": "WatchdogDemoTest.BCrashes", "kind": "fails", "reason": "any", "reference": "none",
+   "signature": "crashed: signal 11 \\(SEGV\\) while running this test"},
+  {"test": "WatchdogDemoTest.CHangs", "kind": "fails", "reason": "any", "reference": "none",
+   "signature": "timed out: no result after 10s \\(watchdog"}]}
 JSON
 "$bin" run --device="$dev" --out="$out/covered" --expectations="$out.expectations.json" --test_timeout=10 \
   --gtest_filter='WatchdogDemoTest.BCrashes:WatchdogDemoTest.CHangs'
