@@ -250,7 +250,11 @@ ibv_mr* (ibv_reg_mr_iova)(ibv_pd* pd, void* addr, size_t length, uint64_t iova, 
 
 ibv_mr* ibv_reg_mr_iova2(ibv_pd* pd, void* addr, size_t length, uint64_t iova, unsigned access) {
   static auto real = Real<ibv_mr* (*)(ibv_pd*, void*, size_t, uint64_t, unsigned)>("ibv_reg_mr_iova2");
-  if (Active() && Active()->mr_iova) iova = Active()->mr_iova(addr, iova);
+  if (Active() && Active()->mr_iova) {
+    const uint64_t asked = iova;
+    iova = Active()->mr_iova(addr, iova);
+    if (iova != asked) rdmacheck::mutants::Acted();
+  }
   return Registered(real(pd, addr, length, iova, static_cast<unsigned>(MrAccess(static_cast<int>(access)))), iova);
 }
 

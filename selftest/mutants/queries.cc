@@ -76,10 +76,11 @@ std::vector<Mutant> QueryMutants() {
       {.name = "query_rts_after_error",
        .what = "ibv_query_qp reports RTS for a QP an error completion moved to ERR (one the caller did not move)",
        // Not on siw0: siw on 6.1 reports every QP as RESET, so there is no ERR to misreport.
-       // Survives the tests of 2026-11 alone (none queries a QP after an error completion);
-       // meant to be killed by the check that an RC QP reads ERR after one (issue 30, item 6;
-       // branch vsuites).
-       .suites = "errors", .filter = "Connect/FaultTest.ReceiveTooSmallIsALengthError/RdmaCm", .devices = "rxe0",
+       // Killed by RemoteMrAccessTest's read-back of ERR after the refused WRITE (issue 30,
+       // item 6). Not FaultTest.ReceiveTooSmall: on rxe0 its plain run is already an xfail
+       // (LOC_QP_OP_ERR), and only a test that passes without the mutant counts.
+       .suites = "access", .filter = "Connect/RemoteMrAccessTest.IsRefusedAndMemoryIsUntouched/RdmaCm_Write_WrongRkey",
+       .devices = "rxe0",
        .survives = nullptr,
        .query_qp = [](ibv_qp* qp, ibv_qp_attr* attr, int, ibv_qp_init_attr*) {
          if (attr->qp_state != IBV_QPS_ERR || MovedToErrByCaller(qp)) return;
