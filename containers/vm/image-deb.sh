@@ -8,7 +8,8 @@
 #   containers/vm/image-deb.sh BUILD_ROOT OUT_DEB
 #
 # The project tree is bound read-only at its own path; the build directory,
-# BUILD_ROOT/build/rdmacheck, is kept, so a later build of changed sources is incremental.
+# BUILD_ROOT/build/rdmacheck, is kept, so a later build of changed sources in the same
+# checkout is incremental (one from another checkout starts it again).
 # Only the `rdmacheck` target is built: the package holds nothing else.
 set -euo pipefail
 die() { echo "image-deb: $*" >&2; exit 1; }
@@ -20,6 +21,11 @@ mkdir -p "$root/build"
 # shellcheck disable=SC2016  # expanded in the chroot
 "$here/image-chroot.sh" "$root" --ro "$repo" -- bash -euo pipefail -c '
   repo=$1 b=/build/rdmacheck
+  # A build directory configured from another checkout cannot be reused (CMake refuses a
+  # second source tree): start it again.
+  if [ -f "$b/CMakeCache.txt" ] && ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$repo" "$b/CMakeCache.txt"; then
+    rm -rf "$b"
+  fi
   # CMAKE_SKIP_INSTALL_ALL_DEPENDENCY: cpack would otherwise build everything (unit tests, selftest) first.
   cmake -S "$repo" -B "$b" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON >/dev/null
   nice cmake --build "$b" -j"$(nproc)" --target rdmacheck
