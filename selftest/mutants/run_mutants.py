@@ -50,7 +50,7 @@ def parse_args(argv=None):
     p.add_argument("--mutants", default="", help="only these (comma-separated, <name> or <name>@probe); default all")
     p.add_argument("--timeout_multiplier", default="4")
     p.add_argument("--jobs", type=int, default=2, help="runs at once per device (most of a run is waiting)")
-    p.add_argument("--gate", default="rxe0=0.92,siw0=0.82",
+    p.add_argument("--gate", default="rxe0=0.92,siw0=0.90",
                    help="DEVICE=MIN_SCORE,...: the devices whose score and survivors decide the exit status")
     args = p.parse_args(argv)
     try:

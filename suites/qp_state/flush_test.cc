@@ -28,7 +28,7 @@ TEST_P(QpFlushTest, ErrFlushesOutstandingReceives) {
     EXPECT_EQ(wcs[i].status, IBV_WC_WR_FLUSH_ERR) << DescribeWc(wcs[i]);
     EXPECT_EQ(wcs[i].wr_id, static_cast<uint64_t>(100 + i)) << DescribeWc(wcs[i]);
   }
-  ExpectState(local.qp(), IBV_QPS_ERR);
+  // That the QP reads back ERR is QpLegalTransitionTest's (RC_*_to_ERR): here the flush alone.
 }
 
 RDMACHECK_ABOUT(QpFlushTest, RecvPostedInErrIsFlushed,

@@ -1,7 +1,6 @@
 #include "suites/qp_state/qp_state_test_base.h"
 
 #include <cstring>
-#include <iostream>
 
 #include "absl/strings/str_cat.h"
 #include "suites/qp_state/transition_cases.h"
@@ -103,13 +102,6 @@ std::vector<std::string> QpStateTest::Mismatches(const QpAttr& set, const ibv_qp
     }
   }
   return out;
-}
-
-void Observe(const std::string& what) {
-  ::testing::Test::RecordProperty("rdmacheck_observed", what);
-  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::cout << "[ OBSERVED ] " << (info ? absl::StrCat(info->test_suite_name(), ".", info->name()) : "") << ": "
-            << what << std::endl;
 }
 
 }  // namespace rdmacheck

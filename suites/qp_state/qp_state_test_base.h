@@ -17,6 +17,7 @@
 
 #include "harness/connection/qp_attr.h"
 #include "testing/device_test.h"
+#include "testing/observe.h"
 #include "suites/qp_state/qp_under_test.h"
 
 namespace rdmacheck {
@@ -51,10 +52,6 @@ class QpStateTest : public DeviceTest {
 
   std::unique_ptr<QpUnderTest> q_;
 };
-
-// Records what the device did where the spec leaves room: a property of the current test
-// (rdmacheck_observed) and a line in the suite log ("[ OBSERVED ] Test.Name: what").
-void Observe(const std::string& what);
 
 }  // namespace rdmacheck
 
