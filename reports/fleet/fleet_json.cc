@@ -21,7 +21,7 @@ std::string DifferenceText(const Difference& d) {
 }
 
 std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode& node) {
-  std::vector<std::string> lines;
+  std::vector<std::string> lines = node.notes;
   for (const auto& [run, test] : node.failures) {
     const DeviceRun& r = fleet.runs.devices[run].run;
     const TestResult& t = r.results.tests[test];
@@ -76,6 +76,8 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
     }
     nodes.push_back({{"name", node.name},
                      {"verdict", NodeVerdictName(node.verdict)},
+                     {"outlier", node.outlier},
+                     {"notes", node.notes},
                      {"devices", std::move(devices)},
                      {"missing_devices", node.missing_devices},
                      {"failures", std::move(failures)}});
@@ -113,7 +115,8 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
             {"healthy", fleet.CountNodes(NodeVerdict::kHealthy)},
             {"pairs", fleet.pairs.size()},
             {"failed_pairs", fleet.FailedPairs()},
-            {"slow_pairs", fleet.SlowPairs()}}},
+            {"slow_pairs", fleet.SlowPairs()},
+            {"outliers", fleet.Outliers()}}},
           {"nodes", std::move(nodes)},
           {"pairs", std::move(pairs)}};
 }

@@ -28,8 +28,13 @@ std::string FleetToHtml(const FleetReport& fleet);
 // Creates `dir` if needed and writes the three files; returns their paths.
 absl::StatusOr<std::vector<std::string>> WriteFleetFiles(const FleetReport& fleet, const std::string& dir);
 
-// "12 nodes: 10 healthy, 1 outlier, 1 fail; 66 pairs: 65 ok, 0 failed, 1 slow".
+// "12 nodes: 10 healthy, 1 outlier, 1 fail; 66 pairs: 65 ok, 0 failed, 1 slow; outliers:
+// node07, node11" (at most kFleetListLimit names).
 std::string FleetHeadline(const FleetReport& fleet);
+
+// A node's verdict as the documents show it: "fail, outlier" for a failing node that stands
+// out from the fleet, "fail" for one whose failures the whole fleet shares.
+std::string NodeVerdictText(const FleetNode& node);
 
 // The headline, then the worst nodes and pairs, then the files written.
 std::string FleetSummaryText(const FleetReport& fleet, const std::vector<std::string>& written);
