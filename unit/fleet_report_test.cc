@@ -169,7 +169,7 @@ TEST(FleetOfTwoTest, TheNodeWithFailingTestsIsTheOutlier) {
   EXPECT_THAT(fleet.Outliers(), ElementsAre("b"));
   EXPECT_EQ(NodeVerdictText(broken), "fail, outlier");
   const std::string failing = absl::StrCat("mlx5_0: fail ", b.results.tests[1].name, ": byte_len 4097, expected 4096");
-  EXPECT_THAT(NodeFindings(fleet, broken), Contains(failing));
+  EXPECT_THAT(NodeFindings(fleet, broken), ElementsAre(failing)) << "each failing test once, with its message";
   EXPECT_THAT(FleetHeadline(fleet), HasSubstr("; outliers: b"));
   EXPECT_THAT(FleetToMarkdown(fleet), HasSubstr(absl::StrCat("| b | fail, outlier | ", failing)));
   const nlohmann::json json = FleetToJson(fleet);
