@@ -260,6 +260,17 @@ TEST(FleetLoadTest, ANodeWithoutResultsSaysWhy) {
   EXPECT_THAT(Node(*fleet, "a").notes, IsEmpty());
   EXPECT_FALSE(Node(*fleet, "a").outlier);
   EXPECT_THAT(FleetToMarkdown(*fleet), HasSubstr("| b | missing, outlier | mlx5_0: no results (run exit 2)"));
+
+  // No node has results: still a report, every node missing with its reason.
+  fs::create_directories(root / "only-b/b");
+  fs::copy_file(root / "b/trouble.txt", root / "only-b/b/trouble.txt");
+  options.expected_nodes = {"b"};
+  absl::StatusOr<FleetReport> none = LoadFleet({(root / "only-b").string()}, options);
+  ASSERT_TRUE(none.ok()) << none.status();
+  ASSERT_EQ(none->nodes.size(), 1u);
+  EXPECT_EQ(none->nodes[0].verdict, NodeVerdict::kMissing);
+  EXPECT_THAT(none->nodes[0].notes, ElementsAre("mlx5_0: no results (run exit 2): no RDMA device"));
+  EXPECT_TRUE(none->Troubled());
 }
 
 }  // namespace

@@ -299,8 +299,9 @@ absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, con
     }
     if (ec) return absl::UnavailableError(absl::StrCat("cannot read ", root, ": ", ec.message()));
   }
-  // A root may hold none (pairs/ when no pair could run), but the fleet needs some run.
-  if (dirs.empty()) {
+  // A root may hold none (pairs/ when no pair could run), but the fleet needs some run, or
+  // the nodes that should have reported (each then missing, with its reason).
+  if (dirs.empty() && options.expected_nodes.empty()) {
     return absl::NotFoundError(absl::StrCat("no run directory (results.json) under ", absl::StrJoin(roots, ", ")));
   }
   std::sort(dirs.begin(), dirs.end());

@@ -114,7 +114,8 @@ FleetReport BuildFleet(std::vector<DeviceRun> runs, const std::vector<std::vecto
 
 // Every run directory (one holding results.json) under `roots`, loaded with its bench.json,
 // and each node's notes (trouble.txt). Errors name the file; no run under any root is an
-// error (one root without runs is not: pairs/ of a fleet where no pair could run).
+// error unless options name the expected nodes (one root without runs is not: pairs/ of a
+// fleet where no pair could run).
 absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, const FleetOptions& options);
 
 }  // namespace rdmacheck
