@@ -4,14 +4,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "reports/fleet/fleet_output.h"
+#include "results/failure_line.h"
 
 namespace rdmacheck {
 
 std::string FailureLine(const TestResult& test) {
   if (test.status == TestStatus::kXpass) return "passed, but listed as failing";
-  std::string line = test.message.substr(0, test.message.find('\n'));
-  if (line.size() > 160) line = line.substr(0, 157) + "...";
-  return line;
+  return FailureLine(test.message);
 }
 
 std::string DifferenceText(const Difference& d) {

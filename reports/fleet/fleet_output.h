@@ -39,7 +39,8 @@ std::string NodeVerdictText(const FleetNode& node);
 // The headline, then the worst nodes and pairs, then the files written.
 std::string FleetSummaryText(const FleetReport& fleet, const std::vector<std::string>& written);
 
-// Shared by the renderers: the first line of a failed test's message, at most 160 chars.
+// Shared by the renderers: what went wrong in a failed test, one line of at most 160
+// chars (results/failure_line.h).
 std::string FailureLine(const TestResult& test);
 // "version kernel: 6.1.0-56-amd64 (fleet: 6.12.95+deb12-amd64)" and the like.
 std::string DifferenceText(const Difference& d);
