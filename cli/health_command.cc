@@ -28,6 +28,7 @@
 #include "doctor/checks.h"
 #include "harness/child_process.h"
 #include "harness/timeouts.h"
+#include "results/failure_line.h"
 #include "results/results.h"
 
 ABSL_FLAG(std::vector<std::string>, devices, {},
@@ -61,13 +62,12 @@ std::string Executable() {
   return ec ? "rdmacheck" : self.string();
 }
 
-// The first failure of a run, as "DEVICE: TEST: first line of its message".
+// The first failure of a run, as "DEVICE: TEST: what went wrong" (results/failure_line.h).
 std::string FirstFailure(const std::string& device, const RunResults& results) {
   for (const TestResult& t : results.tests) {
     if (!IsFailure(t.status)) continue;
-    std::string line = t.status == TestStatus::kXpass ? "passed, but listed as failing" : t.message.substr(0, t.message.find('\n'));
-    if (line.size() > 120) line = line.substr(0, 117) + "...";
-    return absl::StrCat(device, ": ", t.name, ": ", line);
+    return absl::StrCat(device, ": ", t.name, ": ",
+                        t.status == TestStatus::kXpass ? "passed, but listed as failing" : FailureLine(t.message, 120));
   }
   return "";
 }

@@ -3,8 +3,10 @@
 # Debian's slurm-wlm and munge (installed on the host by scripts/install-deps.sh; the
 # guests run the host's root): slurmctld on node-a, slurmd on both, one munge key. Node-a
 # submits ci/slurm/rdmacheck-fleet.sbatch unchanged through sbatch (every node's run, the
-# cross-node pair, one fleet report); then node-b's rxe0 is deleted, the job runs again
-# (its fleet report must name node-b), and node-b's slurmd restarts, runs the
+# cross-node pair, one fleet report); then node-b's rxe0 is broken (it runs, but every
+# receive completion reports one byte too many: the mutation suite's wc_byte_len mutant,
+# see scripts/slurm-node.sh), the job runs again (its fleet report must name node-b as the
+# outlier with its failing tests), and node-b's slurmd restarts, runs the
 # HealthCheckProgram (ci/slurm/healthcheck.sh) and must be drained with rdmacheck's reason
 # while node-a stays idle (scripts/slurm-node.sh does the work in each guest).
 #
@@ -12,9 +14,11 @@
 #
 # Results in <out>/slurm/ (<out>: RDMACHECK_OUT, default <repo>/out): healthy/ and broken/
 # (each the job's shared dir: nodes/, pairs/, report/fleet.{html,md,json}), *.out (the
-# jobs' output), sinfo-R.txt, sinfo-N.txt, slurm*.log, node-{A,B}-console.log.
-# Exit: 0 when the healthy job passed, the broken job's report names node-b, and Slurm
-# drained node-b (only) with rdmacheck's reason; 1 otherwise; 124/123/125 as scripts/lab.sh.
+# jobs' output), sinfo-R.txt, sinfo-N.txt, scontrol-node-{a,b}.txt, slurm*.log,
+# node-{A,B}-console.log. CTest: lab.slurm (label `slurm`).
+# Exit: 0 when the healthy job passed, the broken job's report names node-b (only) as the
+# outlier with its failing tests, and Slurm drained node-b with rdmacheck's reason while
+# node-a stayed idle; 1 otherwise; 124/123/125 as scripts/lab.sh.
 set -euo pipefail
 {
 start=$SECONDS
@@ -26,6 +30,8 @@ repo=$lab_repo
 out=${RDMACHECK_OUT:-$repo/out}
 bin=${RDMACHECK_BIN:-$repo/build/rdmacheck}
 [ -x "$bin" ] || die "no rdmacheck binary at $bin: build first (or set RDMACHECK_BIN)"
+mutants=${RDMACHECK_MUTANTS:-$(dirname "$bin")/selftest/mutants/libmutants.so}
+[ -f "$mutants" ] || die "no $mutants (node-b's broken NIC): build first (or set RDMACHECK_MUTANTS)"
 lab_check_tools
 need slurmctld slurmctld
 need munged munge
@@ -33,7 +39,7 @@ mkdir -p "$out/slurm" || die "cannot create $out/slurm"
 out=$(cd "$out" && pwd)
 dir=$out/slurm
 rm -rf "${dir:?}"/* "$dir"/.[!.]* 2>/dev/null || true
-export RDMACHECK_SLURM_DIR=$dir RDMACHECK_BIN=$bin RDMACHECK_SLURM_WAIT=$((limit / 3))
+export RDMACHECK_SLURM_DIR=$dir RDMACHECK_BIN=$bin RDMACHECK_MUTANTS=$mutants RDMACHECK_SLURM_WAIT=$((limit / 3))
 
 head -c 1024 /dev/urandom >"$dir/munge.key"
 cat >"$dir/slurm.conf" <<CONF
@@ -109,28 +115,36 @@ lab_pids=()
 log "node A exit ${status[A]}, node B exit ${status[B]}; $((SECONDS - start)) s"
 [ "${status[A]}" -lt 123 ] || exit "${status[A]}"
 
-# The verdicts: the healthy job passed; the broken job's report names node-b; Slurm
-# drained node-b, and only node-b, with rdmacheck's reason.
+# The verdicts: the healthy job passed; the broken job's report names node-b, and only
+# node-b, as the outlier with its failing tests; Slurm drained node-b with rdmacheck's
+# reason and node-a stayed idle.
 final=0
 check() {  # check WHAT COMMAND...
   local what=$1; shift
   if "$@"; then log "ok: $what"; else log "FAILED: $what"; final=1; fi
 }
 check "the healthy fleet job exited 0" [ "$(cat "$dir/healthy.rc" 2>/dev/null)" = 0 ]
-check "every node healthy and the pair ok in the healthy job" python3 - "$dir/healthy/report/fleet.json" <<'PY'
+check "every node healthy, no outlier, the pair ok in the healthy job" python3 - "$dir/healthy/report/fleet.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+assert s["healthy"] == 2 and s["outliers"] == [] and s["pairs"] == 1 and s["failed_pairs"] == 0, s
+PY
+check "the broken fleet job exited 1" [ "$(cat "$dir/broken.rc" 2>/dev/null)" = 1 ]
+check "the broken job's report: node-b the outlier with failing tests, node-a healthy" python3 - "$dir/broken/report/fleet.json" <<'PY'
 import json, sys
 f = json.load(open(sys.argv[1]))
-assert f["summary"]["healthy"] == 2 and f["summary"]["pairs"] == 1 and f["summary"]["failed_pairs"] == 0, f["summary"]
+assert f["summary"]["outliers"] == ["node-b"], f["summary"]
+node = {n["name"]: n for n in f["nodes"]}
+b, a = node["node-b"], node["node-a"]
+assert b["verdict"] == "fail" and b["outlier"] and b["failures"], b
+assert a["verdict"] == "healthy" and not a["outlier"], a
+print("node-b fails:", ", ".join(x["test"] for x in b["failures"]))
 PY
-check "the broken job's report names node-b, and node-b only" python3 - "$dir/broken/report/fleet.json" <<'PY'
-import json, sys
-f = json.load(open(sys.argv[1]))
-bad = [(n["name"], n["verdict"]) for n in f["nodes"] if n["verdict"] != "healthy"]
-assert [b[0] for b in bad] == ["node-b"], bad
-PY
-check "Slurm drained node-b with rdmacheck's reason" grep -q "^rdmacheck: " "$dir/sinfo-R.txt"
-check "node-b drained" grep -Eq "^node-b +drain" "$dir/sinfo-N.txt"
-check "node-a idle" grep -Eq "^node-a +idle" "$dir/sinfo-N.txt"
+check "fleet.md names node-b as outlier" grep -q "^| node-b | fail, outlier | " "$dir/broken/report/fleet.md"
+check "scontrol: node-b drained with rdmacheck's reason" \
+  grep -Eq "State=[A-Z+]*DRAIN" "$dir/scontrol-node-b.txt"
+check "scontrol: node-b's Reason is rdmacheck's line" grep -Eq "^ *Reason=rdmacheck: rxe0: " "$dir/scontrol-node-b.txt"
+check "scontrol: node-a idle" grep -Eq "State=IDLE " "$dir/scontrol-node-a.txt"
 log "done in $((SECONDS - start)) s: exit $final"
 exit $final
 }

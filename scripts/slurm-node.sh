@@ -2,21 +2,28 @@
 # One node of the Slurm lab, run inside its guest by scripts/slurm-lab.sh:
 #
 #   slurm-node.sh A   node-a: munged, slurmctld, slurmd; submits the fleet job (sbatch),
-#                     then, with node-b's rxe0 deleted, the job again, and waits until
+#                     then, with node-b's rxe0 broken, the job again, and waits until
 #                     Slurm has drained node-b with rdmacheck's reason
-#   slurm-node.sh B   node-b: munged, slurmd; deletes its rxe0 when node-a says so, then
+#   slurm-node.sh B   node-b: munged, slurmd; breaks its rxe0 when node-a says so, then
 #                     restarts slurmd, which runs the HealthCheckProgram at start-up
+#
+# The break: a NIC that still runs but misbehaves, so the node still produces results and
+# some tests fail. rxe cannot be made to lie from outside, so from then on every rdmacheck
+# on node-b (the jobs' tasks and the health check find it in PATH) sees rxe0 through the
+# mutation suite's wc_byte_len mutant (libmutants.so preloaded: a receive completion reports
+# one byte more than arrived; selftest/mutants/).
 #
 # Each guest: NIC 52:54:00:89:0L:0N (L the link, N the node) at 10.89.L.N/24: L=0 the
 # control network (Slurm, munge, side channels), L=1 rxe0's wire. The hostname and
 # /etc/hosts, munge's key and slurm.conf come from the lab's shared dir (the guest's root
 # is the host's, read-only under a throw-away overlay). Env: RDMACHECK_SLURM_DIR (shared),
-# RDMACHECK_BIN, RDMACHECK_SLURM_WAIT (seconds for each wait).
+# RDMACHECK_BIN, RDMACHECK_MUTANTS (libmutants.so), RDMACHECK_SLURM_WAIT (seconds for each wait).
 set -uo pipefail
 role=${1:?usage: slurm-node.sh A|B}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir=${RDMACHECK_SLURM_DIR:?}
 bin=${RDMACHECK_BIN:-$repo/build/rdmacheck}
+mutants=${RDMACHECK_MUTANTS:-$(dirname "$bin")/selftest/mutants/libmutants.so}
 wait_s=${RDMACHECK_SLURM_WAIT:-900}
 log() { echo "slurm-node $role: $*" >&2; }
 case $role in A) n=1 me=node-a ;; B) n=2 me=node-b ;; *) log "unknown role"; exit 2 ;; esac
@@ -52,9 +59,10 @@ mkdir -p /run/munge /var/lib/munge /var/log/munge /var/spool/slurmd /var/spool/s
 chown munge:munge /run/munge /var/lib/munge /var/log/munge
 runuser -u munge -- /usr/sbin/munged || { log "munged did not start"; exit 2; }
 cp "$dir/slurm.conf" "$dir/cgroup.conf" /etc/slurm/
-# slurmd runs the HealthCheckProgram with an environment of its own: rdmacheck in PATH.
+# slurmd runs the HealthCheckProgram with an environment of its own: rdmacheck in PATH;
+# the jobs' tasks use it from PATH too (so that node-b's break reaches them).
 ln -sf "$bin" /usr/local/bin/rdmacheck
-export RDMACHECK="$bin"
+export PATH=/usr/local/bin:$PATH RDMACHECK=rdmacheck
 # wait_file NAME: until the other node (or the host, when a node ended) writes $dir/NAME.
 wait_file() { until_true "$wait_s" sh -c "[ -e '$dir/$1' ] || [ -e '$dir/done' ]" && [ -e "$dir/$1" ]; }
 
@@ -62,9 +70,11 @@ if [ "$role" = B ]; then
   wait_file slurmctld.up || { log "node-a's slurmctld never came up"; exit 1; }
   slurmd || { log "slurmd did not start"; exit 1; }
   wait_file break || { log "node-a never said to break"; exit 1; }
-  log "deleting rxe0 (the broken NIC)"
-  rdma link delete rxe0
-  touch "$dir/rxe0-deleted"
+  log "breaking rxe0: every rdmacheck here now sees it through the wc_byte_len mutant"
+  rm -f /usr/local/bin/rdmacheck
+  printf '#!/bin/sh\n# node-b broken on purpose (scripts/slurm-node.sh)\nLD_PRELOAD=%s RDMACHECK_MUTANT=wc_byte_len exec %s "$@"\n' \
+    "$mutants" "$bin" >/usr/local/bin/rdmacheck && chmod 755 /usr/local/bin/rdmacheck || exit 1
+  touch "$dir/rxe0-broken"
   wait_file restart || exit 1
   log "restarting slurmd: it runs the HealthCheckProgram before it registers"
   pid=$(cat /run/slurmd.pid); kill "$pid"; until_true 30 sh -c "! kill -0 $pid 2>/dev/null"; slurmd
@@ -77,22 +87,30 @@ slurmd || { log "slurmd did not start"; exit 1; }
 touch "$dir/slurmctld.up"
 until_true "$wait_s" sh -c '[ "$(sinfo -h -o %T | sort -u)" = idle ]' || { log "nodes never idle: $(sinfo)"; exit 1; }
 log "nodes up: $(sinfo -h -N -o '%N %T' | paste -sd' ')"
+traffic='*RcSendTest.MessagesArriveInPostingOrder*:*RdmaWriteTest.WriteIsVisibleWhenLaterSendArrives*:*RdmaReadTest.ReadAfterWriteSeesTheWrite*'
 run_job() {  # run_job NAME: the fleet job through sbatch, waited for (bounded)
   local rc=0
-  RDMACHECK_DEVICES=rxe0 RDMACHECK_RUN_FLAGS="--suites=device,pd --timeout_multiplier=4" \
-    RDMACHECK_PAIR_FLAGS="--suites=datapath --gtest_filter=*RcSendTest.MessagesArriveInPostingOrder*:*RdmaWriteTest.WriteIsVisibleWhenLaterSendArrives*:*RdmaReadTest.ReadAfterWriteSeesTheWrite* --timeout_multiplier=4" \
-    RDMACHECK_BENCH_FLAGS="--sizes=64,65536 --iters=200 --bw_bytes=4194304 --poll=event --timeout_multiplier=4" \
-    timeout "$wait_s" sbatch -N2 --wait -o "$dir/$1.out" "$repo/ci/slurm/rdmacheck-fleet.sbatch" "$dir/$1" || rc=$?
+  # Every node: the device and pd suites and the three RC traffic tests of the health check.
+  RDMACHECK_DEVICES=rxe0 RDMACHECK_RUN_FLAGS="--suites=device,pd,datapath --gtest_filter=Device*:Port*:Gid*:Pd*:$traffic --timeout_multiplier=4" \
+    RDMACHECK_PAIR_FLAGS="--suites=datapath --gtest_filter=$traffic --timeout_multiplier=4" \
+    RDMACHECK_BENCH_FLAGS="--sizes=64,4096 --iters=50 --poll=event --timeout_multiplier=4" \
+    sbatch -N2 --wait -o "$dir/$1.out" "$repo/ci/slurm/rdmacheck-fleet.sbatch" "$dir/$1" &
+  # Bounded by counting seconds, not by timeout(1): its timer follows the wall clock, which
+  # the clock loop above steps by minutes.
+  local pid=$!
+  until_true "$wait_s" sh -c "! kill -0 $pid 2>/dev/null" || { log "job $1 still running after $wait_s s"; kill "$pid"; }
+  wait "$pid" || rc=$?
   log "job $1: exit $rc; $(head -1 "$dir/$1/report/fleet.md" 2>/dev/null) $(sed -n 3p "$dir/$1/report/fleet.md" 2>/dev/null)"
   echo "$rc" >"$dir/$1.rc"
 }
 run_job healthy
 touch "$dir/break"
-wait_file rxe0-deleted || exit 1
+wait_file rxe0-broken || exit 1
 run_job broken
 touch "$dir/restart"
 until_true "$wait_s" sh -c '[ "$(sinfo -h -N -n node-b -o %T)" = drained ] || [ "$(sinfo -h -N -n node-b -o %T)" = draining ]'
 sinfo -R -o "%60E %N" >"$dir/sinfo-R.txt"; sinfo -N -o '%N %T %E' >"$dir/sinfo-N.txt"
+scontrol show node node-a >"$dir/scontrol-node-a.txt"; scontrol show node node-b >"$dir/scontrol-node-b.txt"
 log "sinfo -R: $(tail -n +2 "$dir/sinfo-R.txt")"
 log "nodes: $(tail -n +2 "$dir/sinfo-N.txt" | paste -sd';')"
 touch "$dir/done"

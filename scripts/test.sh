@@ -10,6 +10,8 @@
 #      selftest/mutants/ against the tests that concern it, on rxe0 and siw0),
 #   6. runs the main job again on Debian's backports kernel (CTest label `backports`),
 #   7. runs the two-node wire lab: rxe and siw across captured virtual wires (label `wire`),
+#   8. runs the Slurm lab: the fleet job through sbatch on two lab nodes, healthy and with
+#      one node broken (label `slurm`: the report's outlier, Slurm's drain reason),
 #   The main job in Debian sid's image (label `image`, `ctest -L image`) is not run here yet:
 #   after this round's tightened signatures it ends with 6 failures on sid whose messages no
 #   entry names (docs/images.md); it runs on demand until they are read and named.
@@ -55,5 +57,10 @@ step "wire lab (two VMs: rdmacheck serve on node A, run --peer on node B, the wi
 ctest --test-dir build -L wire --output-on-failure
 wire=$?
 
-step "done: unit tests exit $unit, lab boot tests exit $labboot, device tests exit $device, mutation suite exit $mutation, backports kernel exit $backports, wire lab exit $wire"
-[ "$unit" -eq 0 ] && [ "$labboot" -eq 0 ] && [ "$device" -eq 0 ] && [ "$mutation" -eq 0 ] && [ "$backports" -eq 0 ] && [ "$wire" -eq 0 ]
+step "Slurm lab (two VMs: the fleet job through sbatch; node-b broken, reported and drained)"
+ctest --test-dir build -L slurm --output-on-failure
+slurm=$?
+
+step "done: unit tests exit $unit, lab boot tests exit $labboot, device tests exit $device, mutation suite exit $mutation, backports kernel exit $backports, wire lab exit $wire, Slurm lab exit $slurm"
+[ "$unit" -eq 0 ] && [ "$labboot" -eq 0 ] && [ "$device" -eq 0 ] && [ "$mutation" -eq 0 ] && [ "$backports" -eq 0 ] && [ "$wire" -eq 0 ] &&
+  [ "$slurm" -eq 0 ]

@@ -5,6 +5,7 @@
 // node; run directories on disk load into the same model.
 #include <filesystem>
 
+#include "absl/strings/str_cat.h"
 #include "reports/fleet/fleet_model.h"
 #include "reports/fleet/fleet_output.h"
 #include "gmock/gmock.h"
@@ -20,6 +21,7 @@ using ::testing::ElementsAre;
 using ::testing::Field;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using namespace fixtures;  // NOLINT: the fixtures are this file's vocabulary
 
 const FleetNode& Node(const FleetReport& fleet, const std::string& name) {
@@ -152,6 +154,46 @@ TEST(FleetOfTwoTest, ATieNamesTheLessHealthyNode) {
   EXPECT_FALSE(fleet.Troubled());
 }
 
+// The Slurm lab's broken node: its own tests fail where the other's pass. It is the node's
+// failure and it stands out from the fleet: "fail, outlier", named in the headline, with
+// its failing tests; the healthy node is neither.
+TEST(FleetOfTwoTest, TheNodeWithFailingTestsIsTheOutlier) {
+  DeviceRun a = NodeRun("a", 5), b = NodeRun("b", 5);
+  b.results.tests[1].status = TestStatus::kFail;
+  b.results.tests[1].message = "byte_len 4097, expected 4096\nat rc_send_test.cc:80";
+  FleetReport fleet = BuildFleet({a, b}, {{}, {}}, {});
+  const FleetNode& broken = Node(fleet, "b");
+  EXPECT_EQ(broken.verdict, NodeVerdict::kFail);
+  EXPECT_TRUE(broken.outlier);
+  EXPECT_FALSE(Node(fleet, "a").outlier);
+  EXPECT_THAT(fleet.Outliers(), ElementsAre("b"));
+  EXPECT_EQ(NodeVerdictText(broken), "fail, outlier");
+  const std::string failing = absl::StrCat("mlx5_0: fail ", b.results.tests[1].name, ": byte_len 4097, expected 4096");
+  EXPECT_THAT(NodeFindings(fleet, broken), ElementsAre(failing)) << "each failing test once, with its message";
+  EXPECT_THAT(FleetHeadline(fleet), HasSubstr("; outliers: b"));
+  EXPECT_THAT(FleetToMarkdown(fleet), HasSubstr(absl::StrCat("| b | fail, outlier | ", failing)));
+  const nlohmann::json json = FleetToJson(fleet);
+  EXPECT_EQ(json["summary"]["outliers"], nlohmann::json::array({"b"}));
+  EXPECT_EQ(json["nodes"][0]["name"], "b");
+  EXPECT_EQ(json["nodes"][0]["outlier"], true);
+  EXPECT_EQ(json["nodes"][1]["outlier"], false);
+}
+
+// A failure every node shares points at the test or the software, not at a node: every
+// node fails, none stands out.
+TEST(FleetOfThreeTest, AFailureEveryNodeSharesMakesNoOutlier) {
+  std::vector<DeviceRun> runs;
+  for (const char* host : {"a", "b", "c"}) {
+    runs.push_back(NodeRun(host, 5));
+    runs.back().results.tests[2].status = TestStatus::kFail;
+  }
+  FleetReport fleet = BuildFleet(runs, {{}, {}, {}}, {});
+  EXPECT_EQ(fleet.CountNodes(NodeVerdict::kFail), 3);
+  EXPECT_THAT(fleet.Outliers(), IsEmpty());
+  EXPECT_EQ(NodeVerdictText(fleet.nodes[0]), "fail");
+  EXPECT_THAT(FleetHeadline(fleet), Not(HasSubstr("outliers")));
+}
+
 TEST(FleetOfTwoTest, AFailedPairIsTrouble) {
   DeviceRun pair = PairRun("a", "b", 5);
   pair.results.tests[0].status = TestStatus::kFail;
@@ -188,6 +230,47 @@ TEST(FleetLoadTest, ReadsRunDirectoriesUnderTheRoots) {
   ASSERT_TRUE(no_pairs.ok()) << "a root without runs beside one with runs: " << no_pairs.status();
   EXPECT_EQ(no_pairs->nodes.size(), 2u);
   EXPECT_THAT(LoadFleet({(root / "nope").string()}, {}).status().message(), HasSubstr("not a directory"));
+}
+
+// A node without results is trouble with its reason, never silent: the job's trouble.txt
+// (a device whose run left no results.json), else that its step never ran at all.
+TEST(FleetLoadTest, ANodeWithoutResultsSaysWhy) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(::testing::TempDir()) / "fleet_notes_test";
+  fs::remove_all(root);
+  const DeviceRun a = NodeRun("a", 5);
+  fs::create_directories(root / "a/mlx5_0");
+  ASSERT_TRUE(WriteFile((root / "a/mlx5_0/results.json").string(), ResultsToJson(a.results).dump()).ok());
+  ASSERT_TRUE(WriteFile((root / "a/mlx5_0/capabilities.json").string(), a.capabilities.dump()).ok());
+  fs::create_directories(root / "b");
+  ASSERT_TRUE(WriteFile((root / "b/trouble.txt").string(), "mlx5_0: no results (run exit 2): no RDMA device\n").ok());
+  FleetOptions options;
+  options.expected_nodes = {"a", "b", "c"};
+  absl::StatusOr<FleetReport> fleet = LoadFleet({root.string()}, options);
+  ASSERT_TRUE(fleet.ok()) << fleet.status();
+
+  const FleetNode& b = Node(*fleet, "b");
+  EXPECT_EQ(b.verdict, NodeVerdict::kMissing);
+  EXPECT_TRUE(b.outlier);
+  EXPECT_THAT(b.notes, ElementsAre("mlx5_0: no results (run exit 2): no RDMA device"));
+  EXPECT_EQ(NodeFindings(*fleet, b).front(), "mlx5_0: no results (run exit 2): no RDMA device");
+  const FleetNode& c = Node(*fleet, "c");
+  EXPECT_TRUE(c.outlier);
+  EXPECT_THAT(c.notes, ElementsAre(HasSubstr("no results: no directory c under ")));
+  EXPECT_THAT(Node(*fleet, "a").notes, IsEmpty());
+  EXPECT_FALSE(Node(*fleet, "a").outlier);
+  EXPECT_THAT(FleetToMarkdown(*fleet), HasSubstr("| b | missing, outlier | mlx5_0: no results (run exit 2)"));
+
+  // No node has results: still a report, every node missing with its reason.
+  fs::create_directories(root / "only-b/b");
+  fs::copy_file(root / "b/trouble.txt", root / "only-b/b/trouble.txt");
+  options.expected_nodes = {"b"};
+  absl::StatusOr<FleetReport> none = LoadFleet({(root / "only-b").string()}, options);
+  ASSERT_TRUE(none.ok()) << none.status();
+  ASSERT_EQ(none->nodes.size(), 1u);
+  EXPECT_EQ(none->nodes[0].verdict, NodeVerdict::kMissing);
+  EXPECT_THAT(none->nodes[0].notes, ElementsAre("mlx5_0: no results (run exit 2): no RDMA device"));
+  EXPECT_TRUE(none->Troubled());
 }
 
 }  // namespace

@@ -53,7 +53,8 @@ std::string FleetToHtml(const FleetReport& fleet) {
     }
     const std::vector<std::string> findings = NodeFindings(fleet, node);
     absl::StrAppend(&out, "<details class=\"node\" open id=\"node-", HtmlEscape(node.name), "\"><summary><b>",
-                    HtmlEscape(node.name), "</b> ", Verdict(NodeVerdictName(node.verdict)), " &middot; ",
+                    HtmlEscape(node.name), "</b> ", Verdict(NodeVerdictName(node.verdict)),
+                    node.outlier && node.verdict != NodeVerdict::kOutlier ? " " + Verdict("outlier") : "", " &middot; ",
                     node.failures.size(), " failed, ", node.DifferenceCount(), " differences from the fleet</summary>",
                     List(findings), "</details>\n");
   }

@@ -4,14 +4,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "reports/fleet/fleet_output.h"
+#include "results/failure_line.h"
 
 namespace rdmacheck {
 
 std::string FailureLine(const TestResult& test) {
   if (test.status == TestStatus::kXpass) return "passed, but listed as failing";
-  std::string line = test.message.substr(0, test.message.find('\n'));
-  if (line.size() > 160) line = line.substr(0, 157) + "...";
-  return line;
+  return FailureLine(test.message);
 }
 
 std::string DifferenceText(const Difference& d) {
@@ -21,7 +20,7 @@ std::string DifferenceText(const Difference& d) {
 }
 
 std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode& node) {
-  std::vector<std::string> lines;
+  std::vector<std::string> lines = node.notes;
   for (const auto& [run, test] : node.failures) {
     const DeviceRun& r = fleet.runs.devices[run].run;
     const TestResult& t = r.results.tests[test];
@@ -30,7 +29,11 @@ std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode&
   for (const std::string& device : node.missing_devices) lines.push_back(absl::StrCat("no ", device, " (most nodes have it)"));
   for (const NodeDevice& d : node.devices) {
     if (!fleet.runs.devices[d.run].run.results.complete) lines.push_back(absl::StrCat(d.device, ": the run did not finish"));
-    for (const Difference& diff : d.differences) lines.push_back(absl::StrCat(d.device, ": ", DifferenceText(diff)));
+    for (const Difference& diff : d.differences) {
+      // A failing test the fleet passes is listed above, with its message.
+      if (diff.kind == "test" && (diff.value == "fail" || diff.value == "xpass")) continue;
+      lines.push_back(absl::StrCat(d.device, ": ", DifferenceText(diff)));
+    }
   }
   return lines;
 }
@@ -76,6 +79,8 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
     }
     nodes.push_back({{"name", node.name},
                      {"verdict", NodeVerdictName(node.verdict)},
+                     {"outlier", node.outlier},
+                     {"notes", node.notes},
                      {"devices", std::move(devices)},
                      {"missing_devices", node.missing_devices},
                      {"failures", std::move(failures)}});
@@ -113,7 +118,8 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
             {"healthy", fleet.CountNodes(NodeVerdict::kHealthy)},
             {"pairs", fleet.pairs.size()},
             {"failed_pairs", fleet.FailedPairs()},
-            {"slow_pairs", fleet.SlowPairs()}}},
+            {"slow_pairs", fleet.SlowPairs()},
+            {"outliers", fleet.Outliers()}}},
           {"nodes", std::move(nodes)},
           {"pairs", std::move(pairs)}};
 }

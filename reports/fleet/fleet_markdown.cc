@@ -33,7 +33,7 @@ std::string FleetToMarkdown(const FleetReport& fleet) {
     const std::vector<std::string> findings = NodeFindings(fleet, node);
     std::vector<std::string> shown(findings.begin(), findings.begin() + std::min(findings.size(), kFleetListLimit));
     if (findings.size() > shown.size()) shown.push_back(absl::StrCat("... ", findings.size() - shown.size(), " more"));
-    absl::StrAppend(&out, "| ", Cell(node.name), " | ", NodeVerdictName(node.verdict), " | ",
+    absl::StrAppend(&out, "| ", Cell(node.name), " | ", NodeVerdictText(node), " | ",
                     Cell(absl::StrJoin(shown, "<br>")), " |\n");
   }
   if (!any) absl::StrAppend(&out, "None.\n");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -45,6 +46,14 @@ int FleetReport::FailedPairs() const {
 
 int FleetReport::SlowPairs() const {
   return static_cast<int>(std::count_if(pairs.begin(), pairs.end(), [](const FleetPair& p) { return p.slow; }));
+}
+
+std::vector<std::string> FleetReport::Outliers() const {
+  std::vector<std::string> names;
+  for (const FleetNode& n : nodes) {
+    if (n.outlier) names.push_back(n.name);
+  }
+  return names;
 }
 
 bool FleetReport::Troubled() const {
@@ -183,6 +192,8 @@ void JudgeNodes(FleetReport& fleet, const std::vector<size_t>& node_runs) {
       if (!hosts.count(name) && 2 * hosts.size() >= nodes.size()) node.missing_devices.push_back(device);
     }
     node.verdict = Judge(report, node);
+    // Failing tests the rest pass are differences too; no results where others have some.
+    node.outlier = node.DifferenceCount() > 0 || (node.devices.empty() && !node_runs.empty());
     fleet.nodes.push_back(std::move(node));
   }
   std::stable_sort(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& a, const FleetNode& b) {
@@ -236,6 +247,28 @@ void JudgePairs(FleetReport& fleet, const std::vector<size_t>& pair_runs,
   });
 }
 
+// A node's notes: the lines of <root>/<node>/trouble.txt under every root; for a node
+// without results and without a directory under any root, that its step never ran.
+void AddNotes(const std::vector<std::string>& roots, FleetNode& node) {
+  namespace fs = std::filesystem;
+  bool has_dir = false;
+  for (const std::string& root : roots) {
+    std::error_code ec;
+    if (!fs::is_directory(fs::path(root) / node.name, ec)) continue;
+    has_dir = true;
+    std::ifstream trouble(fs::path(root) / node.name / "trouble.txt");
+    for (std::string line; std::getline(trouble, line);) {
+      if (!line.empty()) node.notes.push_back(line);
+    }
+  }
+  if (node.devices.empty() && !has_dir) {
+    node.notes.push_back(absl::StrCat("no results: no directory ", node.name, " under ", absl::StrJoin(roots, ", "),
+                                      " (the node's step never ran)"));
+  } else if (node.devices.empty() && node.notes.empty()) {
+    node.notes.push_back("no results: its directory holds no run and no trouble.txt");
+  }
+}
+
 }  // namespace
 
 FleetReport BuildFleet(std::vector<DeviceRun> runs, const std::vector<std::vector<BenchRun>>& bench,
@@ -266,8 +299,9 @@ absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, con
     }
     if (ec) return absl::UnavailableError(absl::StrCat("cannot read ", root, ": ", ec.message()));
   }
-  // A root may hold none (pairs/ when no pair could run), but the fleet needs some run.
-  if (dirs.empty()) {
+  // A root may hold none (pairs/ when no pair could run), but the fleet needs some run, or
+  // the nodes that should have reported (each then missing, with its reason).
+  if (dirs.empty() && options.expected_nodes.empty()) {
     return absl::NotFoundError(absl::StrCat("no run directory (results.json) under ", absl::StrJoin(roots, ", ")));
   }
   std::sort(dirs.begin(), dirs.end());
@@ -281,7 +315,9 @@ absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, con
     runs.push_back(*std::move(run));
     bench.push_back(*std::move(b));
   }
-  return BuildFleet(std::move(runs), bench, options);
+  FleetReport fleet = BuildFleet(std::move(runs), bench, options);
+  for (FleetNode& node : fleet.nodes) AddNotes(roots, node);
+  return fleet;
 }
 
 }  // namespace rdmacheck

@@ -12,6 +12,14 @@
 //   incomplete a run that did not finish (results.json "complete": false)
 //   outlier    everything passed, but it differs from the fleet's majority
 //   healthy
+// Apart from the verdict, a node is an *outlier* when it stands out from the majority: a
+// test status, capability, version or traffic flag unlike most nodes' (a failing test the
+// rest pass), a device most nodes have, or no results at all where the others have some. A
+// failure every node shares makes no outlier (it points at the test or the software, not
+// at a node); in a fleet of two the broken node is the outlier (ties: see below).
+// A node without results says why where its job could: `trouble.txt` in its directory
+// (<root>/<node>/trouble.txt, one line per device whose run left no results.json, written
+// by ci/slurm/rdmacheck-fleet.sbatch); with no such directory, that its step never ran.
 // The majority is taken per device name (every node's "mlx5_0" together), item by item:
 // each test's status, each capability's outcome, the versions (driver, firmware, kernel,
 // rdma-core), whether the device's counters moved with a test's traffic (a traffic flag).
@@ -62,6 +70,8 @@ struct FleetNode {
   std::vector<NodeDevice> devices;
   std::vector<std::string> missing_devices;  // devices most nodes have and this one lacks
   std::vector<std::pair<size_t, size_t>> failures;  // (run, test index) of every failed or xpassed test
+  std::vector<std::string> notes;  // why it has no results for a device (trouble.txt), or none at all
+  bool outlier = false;            // stands out from the fleet's majority (above)
   int DifferenceCount() const;
 };
 
@@ -91,6 +101,7 @@ struct FleetReport {
   std::vector<FleetPair> pairs;   // failed first, then slowest
 
   int CountNodes(NodeVerdict verdict) const;
+  std::vector<std::string> Outliers() const;  // the outlier nodes' names, worst first
   int FailedPairs() const;
   int SlowPairs() const;
   bool Troubled() const;  // a node failed or is missing, or a pair failed or is slow
@@ -101,9 +112,10 @@ struct FleetReport {
 FleetReport BuildFleet(std::vector<DeviceRun> runs, const std::vector<std::vector<BenchRun>>& bench,
                        const FleetOptions& options);
 
-// Every run directory (one holding results.json) under `roots`, loaded with its bench.json.
-// Errors name the file; no run under any root is an error (one root without runs is not:
-// pairs/ of a fleet where no pair could run).
+// Every run directory (one holding results.json) under `roots`, loaded with its bench.json,
+// and each node's notes (trouble.txt). Errors name the file; no run under any root is an
+// error unless options name the expected nodes (one root without runs is not: pairs/ of a
+// fleet where no pair could run).
 absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, const FleetOptions& options);
 
 }  // namespace rdmacheck

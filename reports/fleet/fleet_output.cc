@@ -1,5 +1,7 @@
 #include "reports/fleet/fleet_output.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "reports/presentation.h"
@@ -25,7 +27,18 @@ std::string FleetHeadline(const FleetReport& fleet) {
     absl::StrAppend(&line, ": ", fleet.pairs.size() - fleet.FailedPairs() - fleet.SlowPairs(), " ok, ",
                     fleet.FailedPairs(), " failed, ", fleet.SlowPairs(), " slow");
   }
+  const std::vector<std::string> outliers = fleet.Outliers();
+  if (!outliers.empty()) {
+    const size_t shown = std::min(outliers.size(), kFleetListLimit);
+    absl::StrAppend(&line, "; outliers: ", absl::StrJoin(outliers.begin(), outliers.begin() + shown, ", "),
+                    outliers.size() > shown ? absl::StrCat(" and ", outliers.size() - shown, " more") : "");
+  }
   return line;
+}
+
+std::string NodeVerdictText(const FleetNode& node) {
+  const std::string verdict = NodeVerdictName(node.verdict);
+  return node.outlier && node.verdict != NodeVerdict::kOutlier ? verdict + ", outlier" : verdict;
 }
 
 std::string FleetSummaryText(const FleetReport& fleet, const std::vector<std::string>& written) {
@@ -34,7 +47,7 @@ std::string FleetSummaryText(const FleetReport& fleet, const std::vector<std::st
   for (const FleetNode& node : fleet.nodes) {
     if (node.verdict == NodeVerdict::kHealthy || ++shown > 10) continue;
     const std::vector<std::string> findings = NodeFindings(fleet, node);
-    absl::StrAppend(&out, "  ", NodeVerdictName(node.verdict), " ", node.name,
+    absl::StrAppend(&out, "  ", NodeVerdictText(node), " ", node.name,
                     findings.empty() ? "" : ": " + findings.front(),
                     findings.size() > 1 ? absl::StrCat(" (+", findings.size() - 1, " more)") : "", "\n");
   }

@@ -28,18 +28,24 @@ std::string FleetToHtml(const FleetReport& fleet);
 // Creates `dir` if needed and writes the three files; returns their paths.
 absl::StatusOr<std::vector<std::string>> WriteFleetFiles(const FleetReport& fleet, const std::string& dir);
 
-// "12 nodes: 10 healthy, 1 outlier, 1 fail; 66 pairs: 65 ok, 0 failed, 1 slow".
+// "12 nodes: 10 healthy, 1 outlier, 1 fail; 66 pairs: 65 ok, 0 failed, 1 slow; outliers:
+// node07, node11" (at most kFleetListLimit names).
 std::string FleetHeadline(const FleetReport& fleet);
+
+// A node's verdict as the documents show it: "fail, outlier" for a failing node that stands
+// out from the fleet, "fail" for one whose failures the whole fleet shares.
+std::string NodeVerdictText(const FleetNode& node);
 
 // The headline, then the worst nodes and pairs, then the files written.
 std::string FleetSummaryText(const FleetReport& fleet, const std::vector<std::string>& written);
 
-// Shared by the renderers: the first line of a failed test's message, at most 160 chars.
+// Shared by the renderers: what went wrong in a failed test, one line of at most 160
+// chars (results/failure_line.h).
 std::string FailureLine(const TestResult& test);
 // "version kernel: 6.1.0-56-amd64 (fleet: 6.12.95+deb12-amd64)" and the like.
 std::string DifferenceText(const Difference& d);
-// What is wrong with a node, one line each, device first: its failed tests, the devices
-// it lacks, then how it differs from the majority.
+// What is wrong with a node, one line each, device first: why it has no results (notes),
+// its failed tests, the devices it lacks, then how else it differs from the majority.
 std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode& node);
 // A pair's benchmark points, slowest first: "send latency 64 B: 31.0 us, 0.52 of the median".
 std::vector<std::string> PairFindings(const FleetPair& pair);
