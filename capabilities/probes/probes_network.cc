@@ -35,7 +35,7 @@ absl::Status ProbeMulticast(ProbeScope& s) {
   errno = 0;
   absl::StatusOr<QpPtr> qp = CreateQp(base.pd.get(), QpInitAttr(IBV_QPT_UD, base.cq.get()));
   if (!qp.ok()) {
-    s.Tried(Cap::kMulticast, InContext(qp.status(), "a UD QP (multicast needs one):"), "");
+    s.Tried(Cap::kMulticast, InContext(qp.status(), "a UD QP (multicast needs one)"), "");
     return absl::OkStatus();
   }
   const MulticastGroup group = MulticastGroupFor(s.selection().gid, kProbeGroup);
