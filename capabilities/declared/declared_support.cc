@@ -69,6 +69,23 @@ std::optional<DeclaredHint> DeclaredSupport(const json& declared, int port, Cap 
       case Cap::kRdmaRead: return LimitAbove0(declared, "max_qp_rd_atom");
       case Cap::kMultiSgeRead: return LimitAtLeast(declared, "max_sge_rd", 2);
       case Cap::kAddressHandle: return LimitAbove0(declared, "max_ah");
+      // ibv_query_device(3): max_mcast_grp, max_mcast_qp_attach (0: no multicast).
+      case Cap::kMulticast:
+      case Cap::kCmMulticast:
+        return Both(LimitAbove0(declared, "max_mcast_grp"), LimitAbove0(declared, "max_mcast_qp_attach"));
+      case Cap::kIpGids: {
+        const json* p = Port(declared, port);
+        if (p == nullptr || !p->contains("gids")) return std::nullopt;
+        for (const json& g : (*p)["gids"]) {
+          const std::string family = g.value("family", "");
+          if (family == "MAC" || family == "IB") {
+            return DeclaredHint{false, absl::StrCat("GID ", g.value("index", 0), " ", g.value("gid", ""), " is ",
+                                                    family == "MAC" ? "the port's MAC, no IP address"
+                                                                    : "an InfiniBand GID, no IP address")};
+          }
+        }
+        return std::nullopt;
+      }
       case Cap::kOdp: {
         if (!declared.contains("odp")) return std::nullopt;
         const json& general = declared["odp"]["general"];

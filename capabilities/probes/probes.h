@@ -9,6 +9,8 @@
 //   probes_connections.cc RC by hand and through rdma_cm, UD/UC loopback, IPv6 GIDs
 //   probes_operations.cc  RDMA write/read, immediates, send with invalidate, atomics,
 //                         memory windows, ibv_wr_*; every result checked
+//   probes_network.cc     multicast (ibv_attach_mcast, rdma_join_multicast), the port's
+//                         netdev under our control, GIDs built from IP addresses
 //   (probe_traffic.h holds what the last two share: pairs, checked sends, Judge)
 #ifndef RDMACHECK_CAPABILITIES_PROBES_PROBES_H_
 #define RDMACHECK_CAPABILITIES_PROBES_PROBES_H_
@@ -29,6 +31,7 @@ std::vector<ProbeSpec> ObjectProbes();
 std::vector<ProbeSpec> EnvironmentProbes();
 std::vector<ProbeSpec> ConnectionProbes();
 std::vector<ProbeSpec> OperationProbes();
+std::vector<ProbeSpec> NetworkProbes();
 
 // What most probes start from. Members are destroyed in reverse order: CQ, then PD.
 struct PdAndCq {

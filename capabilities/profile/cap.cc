@@ -38,6 +38,10 @@ constexpr std::pair<Cap, const char*> kNames[] = {
     {Cap::kIpv6Gid, "ipv6_gid"},
     {Cap::kMemlock, "memlock"},
     {Cap::kForkSafe, "fork_safe"},
+    {Cap::kMulticast, "multicast"},
+    {Cap::kCmMulticast, "cm_multicast"},
+    {Cap::kLinkEvents, "link_events"},
+    {Cap::kIpGids, "ip_gids"},
     {Cap::kTrafficCounters, "traffic_counters"},
     {Cap::kQpStateQuery, "qp_state_query"},
 };

@@ -46,6 +46,11 @@ enum class Cap {
   kIpv6Gid,
   kMemlock,         // RLIMIT_MEMLOCK large enough for the suites
   kForkSafe,        // fork() leaves the parent's registered memory its own (ibv_fork_init(3))
+  // Multicast and the network under the port.
+  kMulticast,       // ibv_attach_mcast / ibv_detach_mcast of a UD QP to a multicast GID
+  kCmMulticast,     // rdma_join_multicast / rdma_leave_multicast on a UD rdma_cm id
+  kLinkEvents,      // the port sits on a netdev this process may take down and up (CAP_NET_ADMIN)
+  kIpGids,          // the GID table follows the netdev's IP addresses (RoCE; iWARP's GID is its MAC)
   // Observation of the device itself.
   kTrafficCounters, // the port counts its packets (rdma statistic, sysfs counters): runner/counters.h
   kQpStateQuery,    // ibv_query_qp reports the QP's state (INIT read back after RESET->INIT)

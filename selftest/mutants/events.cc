@@ -18,6 +18,15 @@ std::vector<Mutant> EventMutants() {
        .what = "IBV_EVENT_SRQ_LIMIT_REACHED is never delivered",
        .suites = "srq", .filter = "SrqTrafficTest.LimitReachedEvent", .devices = "", .survives = nullptr,
        .drop_async_event = [](const ibv_async_event& e) { return e.event_type == IBV_EVENT_SRQ_LIMIT_REACHED; }},
+      {.name = "port_err_lost",
+       .what = "IBV_EVENT_PORT_ERR is never delivered: the link going down goes unreported",
+       .suites = "link_events", .filter = "LinkEventsTest.LinkDownAndUpAreReported", .devices = "", .survives = nullptr,
+       .drop_async_event = [](const ibv_async_event& e) { return e.event_type == IBV_EVENT_PORT_ERR; }},
+      {.name = "gid_change_lost",
+       .what = "IBV_EVENT_GID_CHANGE is never delivered: an address added to or removed from the netdev goes unreported",
+       .suites = "link_events", .filter = "*AddressEventsTest.AddressAddedAndRemoved/Ipv4", .devices = "rxe0",
+       .survives = nullptr,
+       .drop_async_event = [](const ibv_async_event& e) { return e.event_type == IBV_EVENT_GID_CHANGE; }},
   };
 }
 

@@ -218,27 +218,34 @@ class Device:
                     ran=results is not None)
 
 
-def run_device(args, device, mutants):
-    d = Device(args, device)
-    start = time.monotonic()
-    entry = {"device": device, "mutants": [], "errors": []}
-    if d.do_probe(d.probe) != 0:
-        entry["errors"].append(f"the probe of {device} failed (see {d.dir}/capabilities.log)")
-        return entry
-    mine = [m for m in mutants if m["base"] != "control" and applies(m, device)]
+# Suites whose tests change the device's network (the link goes down, addresses come and
+# go): within one `rdmacheck run` they run alone (RDMACHECK_RUNS_ALONE), but this driver runs
+# several runs on a device at once. Their mutants, plain and control runs go one at a time,
+# after every other run on the device has ended.
+DISRUPTIVE_SUITES = {"link_events"}
+
+
+def disruptive(mutant):
+    return bool(set(mutant["suites"].split(",")) & DISRUPTIVE_SUITES)
+
+
+def run_group(d, mine, jobs, tag):
+    """Plain and control runs over `mine`'s tests, then every mutant of `mine`, `jobs` at once.
+    Returns (control summary, mutant entries, errors)."""
+    errors, entries = [], []
     suites, gtest_filter = union(mine)
-    pool = concurrent.futures.ThreadPoolExecutor(args.jobs)
-    plain_run = pool.submit(d.run, "plain", suites, gtest_filter, None)
-    control_run = pool.submit(d.run, "control", suites, gtest_filter, "control")
+    pool = concurrent.futures.ThreadPoolExecutor(jobs)
+    plain_run = pool.submit(d.run, "plain" + tag, suites, gtest_filter, None)
+    control_run = pool.submit(d.run, "control" + tag, suites, gtest_filter, "control")
     (plain_rc, plain_results, _), (control_rc, control, _) = plain_run.result(), control_run.result()
     if plain_results is None or control is None:
-        entry["errors"].append(f"{device}: the plain or control run wrote no results (exit {plain_rc}, {control_rc})")
+        errors.append(f"{d.device}: the plain or control run{tag} wrote no results (exit {plain_rc}, {control_rc})")
     plain = statuses(plain_results)
     differ = {n: [s, statuses(control).get(n)] for n, s in plain.items() if statuses(control).get(n) != s}
     differ.update({n: [None, s] for n, s in statuses(control).items() if n not in plain})
-    entry["control"] = {"equal": not differ and plain_rc == control_rc, "tests": len(plain),
-                        "plain_exit": plain_rc, "control_exit": control_rc,
-                        "differences": {n: {"plain": p, "control": c} for n, (p, c) in differ.items()}}
+    summary = {"equal": not differ and plain_rc == control_rc, "tests": len(plain),
+               "plain_exit": plain_rc, "control_exit": control_rc,
+               "differences": {n: {"plain": p, "control": c} for n, (p, c) in differ.items()}}
     # Every <name> first: a variant that waits for its <name>'s verdict starts after it did.
     runs = {m["name"]: pool.submit(d.mutant, m, plain) for m in mine if not m["variant"]}
     for m in mine:
@@ -249,16 +256,40 @@ def run_device(args, device, mutants):
         v = dict(runs[m["name"]].result())
         error, ran = v.pop("error", None), v.pop("ran")
         if error or not ran or v["exit"] not in (0, 1):
-            entry["errors"].append(f"{device} {m['name']}: {error or 'the run exited %s' % v['exit']} "
-                                   f"(see {d.dir}/{m['name']}.log)")
+            errors.append(f"{d.device} {m['name']}: {error or 'the run exited %s' % v['exit']} "
+                          f"(see {d.dir}/{m['name']}.log)")
         survives = m["survives"]
         base_killed = m["variant"] and m["base"] in runs and runs[m["base"]].result()["killed"]
         if base_killed and not v["killed"]:
             survives = None  # the tests see it, unless the probe hides it: not explained
-        entry["mutants"].append(dict({"name": m["name"], "base": m["base"], "variant": m["variant"],
-                                      "device": device, "what": m["what"], "suites": m["suites"],
-                                      "filter": m["filter"], "survives": survives}, **v))
+        entries.append(dict({"name": m["name"], "base": m["base"], "variant": m["variant"],
+                             "device": d.device, "what": m["what"], "suites": m["suites"],
+                             "filter": m["filter"], "survives": survives}, **v))
     pool.shutdown()
+    return summary, entries, errors
+
+
+def run_device(args, device, mutants):
+    d = Device(args, device)
+    start = time.monotonic()
+    entry = {"device": device, "mutants": [], "errors": []}
+    if d.do_probe(d.probe) != 0:
+        entry["errors"].append(f"the probe of {device} failed (see {d.dir}/capabilities.log)")
+        return entry
+    mine = [m for m in mutants if m["base"] != "control" and applies(m, device)]
+    groups = [(g, jobs, tag) for g, jobs, tag in ((
+        [m for m in mine if not disruptive(m)], args.jobs, ""), ([m for m in mine if disruptive(m)], 1, ".alone"))
+        if g]
+    summaries = []
+    for group, jobs, tag in groups:  # the disruptive group last, alone
+        summary, entries, errors = run_group(d, group, jobs, tag)
+        summaries.append(summary)
+        entry["mutants"] += entries
+        entry["errors"] += errors
+    entry["control"] = {"equal": all(s["equal"] for s in summaries), "tests": sum(s["tests"] for s in summaries),
+                        "plain_exit": max([s["plain_exit"] for s in summaries], default=0),
+                        "control_exit": max([s["control_exit"] for s in summaries], default=0),
+                        "differences": {n: v for s in summaries for n, v in s["differences"].items()}}
     entry["score"] = score(entry["mutants"])
     entry["seconds"] = round(time.monotonic() - start, 1)
     return entry
