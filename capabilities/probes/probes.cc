@@ -8,7 +8,7 @@ namespace rdmacheck {
 const std::vector<ProbeSpec>& AllProbes() {
   static const std::vector<ProbeSpec> all = [] {
     std::vector<ProbeSpec> probes;
-    for (auto group : {QpProbes, ObjectProbes, EnvironmentProbes, ConnectionProbes, OperationProbes}) {
+    for (auto group : {QpProbes, ObjectProbes, EnvironmentProbes, ConnectionProbes, OperationProbes, MemoryOpProbes}) {
       for (ProbeSpec& spec : group()) probes.push_back(std::move(spec));
     }
     return probes;

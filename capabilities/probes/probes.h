@@ -9,6 +9,7 @@
 //   probes_connections.cc RC by hand and through rdma_cm, UD/UC loopback, IPv6 GIDs
 //   probes_operations.cc  RDMA write/read, immediates, send with invalidate, atomics,
 //                         memory windows, ibv_wr_*; every result checked
+//   probes_memory_ops.cc  ATOMIC WRITE and RDMA FLUSH: declared, and accepted by QP and MR
 //   (probe_traffic.h holds what the last two share: pairs, checked sends, Judge)
 #ifndef RDMACHECK_CAPABILITIES_PROBES_PROBES_H_
 #define RDMACHECK_CAPABILITIES_PROBES_PROBES_H_
@@ -29,6 +30,7 @@ std::vector<ProbeSpec> ObjectProbes();
 std::vector<ProbeSpec> EnvironmentProbes();
 std::vector<ProbeSpec> ConnectionProbes();
 std::vector<ProbeSpec> OperationProbes();
+std::vector<ProbeSpec> MemoryOpProbes();
 
 // What most probes start from. Members are destroyed in reverse order: CQ, then PD.
 struct PdAndCq {
