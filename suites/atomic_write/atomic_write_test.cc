@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <iostream>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "harness/status.h"
@@ -43,6 +45,12 @@ std::string Hex(const std::vector<uint8_t>& bytes) {
   std::string out;
   for (uint8_t b : bytes) absl::StrAppend(&out, absl::Hex(b, absl::kZeroPad2));
   return out;
+}
+
+// Records what the device did (a test property) and prints it into the suite's log.
+void Note(const std::string& key, const std::string& value) {
+  ::testing::Test::RecordProperty(key, value);
+  std::cout << "[ NOTE     ] " << key << ": " << value << std::endl;
 }
 
 class AtomicWriteTest : public PairTest {
@@ -130,11 +138,11 @@ TEST_P(AtomicWriteTest, UnalignedAddressIsRefused) {
   ASSERT_OK(pair.remote().Fill(kAround, Pattern::Constant(kCanary)));
   absl::Status posted = PostAtomicWrite(pair.local().qp_ex(), 1, pair.local().peer_buffer().At(kWord + 4, 8), kBytes);
   if (posted.ok()) {
-    RecordProperty("refused_by", "responder");
+    Note("refused_by", "responder");
     ASSERT_OK_AND_ASSIGN(ibv_wc wc, pair.local().PollSend());
     EXPECT_THAT(wc, CompletionIs(ErrorCompletion(1, pair.local().qp_num(), IBV_WC_REM_INV_REQ_ERR)));
   } else {
-    RecordProperty("refused_by", "ibv_wr_complete");
+    Note("refused_by", "ibv_wr_complete");
     EXPECT_THAT(posted, HasErrno(EINVAL));
   }
   EXPECT_OK(pair.remote().Check(kAround, Pattern::Constant(kCanary)));
@@ -182,7 +190,7 @@ TEST_P(UndeclaredAtomicWriteTest, IsRefusedOrCompletesInError) {
   options.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_RDMA_WRITE;
   absl::StatusOr<ConnectedPair> created = CreatePair(options);
   if (!created.ok()) {
-    RecordProperty("refused_by", "ibv_create_qp_ex");
+    Note("refused_by", "ibv_create_qp_ex");
     EXPECT_TRUE(ErrnoOf(created.status()).has_value()) << "the pair failed without an errno: " << created.status();
     return;
   }
@@ -190,11 +198,11 @@ TEST_P(UndeclaredAtomicWriteTest, IsRefusedOrCompletesInError) {
   ASSERT_OK(pair.remote().Fill(kAround, Pattern::Constant(kCanary)));
   absl::Status posted = PostAtomicWrite(pair.local().qp_ex(), 1, pair.local().peer_buffer().At(kWord, 8), kBytes);
   if (!posted.ok()) {
-    RecordProperty("refused_by", "ibv_wr_complete");
+    Note("refused_by", "ibv_wr_complete");
   } else {
     absl::StatusOr<ibv_wc> wc = pair.local().PollSend();
     ASSERT_TRUE(wc.ok()) << "the undeclared ATOMIC WRITE never completed: " << wc.status();
-    RecordProperty("refused_by", absl::StrCat("completion ", ibv_wc_status_str(wc->status)));
+    Note("refused_by", absl::StrCat("completion ", ibv_wc_status_str(wc->status)));
     EXPECT_NE(wc->status, IBV_WC_SUCCESS) << "the undeclared ATOMIC WRITE completed with IBV_WC_SUCCESS";
     EXPECT_EQ(wc->wr_id, 1u);
   }

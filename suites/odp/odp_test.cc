@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,7 @@ TEST_P(OdpTest, PrefetchThenWrite) {
   ibv_sge sge = MakeSge(mr.get(), 0, kBytes);
   int rc = ibv_advise_mr(pair.remote().pd(), IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
   RecordProperty("advise_mr", rc == 0 ? std::string("0") : ErrnoName(rc));
+  std::cout << "[ NOTE     ] ibv_advise_mr(PREFETCH_WRITE): " << (rc == 0 ? std::string("0") : ErrnoName(rc)) << std::endl;
   if (rc == EOPNOTSUPP) GTEST_SKIP() << "ibv_advise_mr(PREFETCH_WRITE) refused: EOPNOTSUPP (no prefetch)";
   ASSERT_EQ(rc, 0) << "ibv_advise_mr(PREFETCH_WRITE, FLAG_FLUSH): " << ErrnoName(rc);
   ASSERT_OK(pair.local().Fill({0, kBytes}, Pattern::Seeded(22)));
@@ -244,6 +246,7 @@ TEST_P(OdpTest, DeclaredSendRecvAndAtomicWork) {
     EXPECT_EQ(value, 0x1234u);
   }
   RecordProperty("declared_rc", ran.empty() ? "none" : ran);
+  std::cout << "[ NOTE     ] rc_odp_caps declares (of SEND RECV ATOMIC): " << (ran.empty() ? "none" : ran) << std::endl;
   if (ran.empty()) GTEST_SKIP() << "rc_odp_caps declares none of SEND, RECV, ATOMIC";
 }
 

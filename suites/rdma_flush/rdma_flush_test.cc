@@ -8,6 +8,7 @@
 #include <infiniband/verbs.h>
 
 #include <cstdint>
+#include <iostream>
 
 #include "harness/status.h"
 #include "harness/verbs/extensions.h"
@@ -173,6 +174,7 @@ TEST_P(FlushTest, PersistentFlushOfAGlobalOnlyMrIsRefused) {
                         IBV_FLUSH_PERSISTENT, IBV_FLUSH_RANGE));
     ASSERT_OK_AND_ASSIGN(ibv_wc wc, pair.local().PollSend());
     RecordProperty("status", ibv_wc_status_str(wc.status));
+    std::cout << "[ NOTE     ] refused with " << ibv_wc_status_str(wc.status) << std::endl;
     EXPECT_THAT(wc, ::testing::AnyOf(
                         CompletionIs(ErrorCompletion(1, pair.local().qp_num(), IBV_WC_REM_ACCESS_ERR)),
                         CompletionIs(ErrorCompletion(1, pair.local().qp_num(), IBV_WC_REM_INV_REQ_ERR))));
