@@ -173,7 +173,7 @@ TEST_P(FlushTest, PersistentFlushOfAGlobalOnlyMrIsRefused) {
     ASSERT_OK(PostFlush(pair.local().qp_ex(), 1, pair.local().peer_buffer().At(kRange.offset, kRange.length),
                         IBV_FLUSH_PERSISTENT, IBV_FLUSH_RANGE));
     ASSERT_OK_AND_ASSIGN(ibv_wc wc, pair.local().PollSend());
-    RecordProperty("status", ibv_wc_status_str(wc.status));
+    RecordProperty("refused_with", ibv_wc_status_str(wc.status));
     std::cout << "[ NOTE     ] refused with " << ibv_wc_status_str(wc.status) << std::endl;
     EXPECT_THAT(wc, ::testing::AnyOf(
                         CompletionIs(ErrorCompletion(1, pair.local().qp_num(), IBV_WC_REM_ACCESS_ERR)),
