@@ -213,6 +213,9 @@ const MessageFormat kFormats[] = {
      "Expected: is OK\n  Actual: DATA_LOSS: buffer bytes [0, 64): byte 0 of 64 is {!byte#1}, expected 0xa5 "
      "(constant(0xa5); 8 bytes differ) (of type absl::Status), whose status is DATA_LOSS: buffer bytes [0, 64): byte 0 "
      "of 64 is {!byte#1}, expected 0xa5 (constant(0xa5); 8 bytes differ)\n{%brought}"},
+    {"suites/odp/odp_test.cc", "\"the payload landed at offset 0 of the receive buffer, over the GRH (\"",
+     "Value of: payload\nExpected: is OK\n  Actual: DATA_LOSS: the payload landed at offset 0 of the receive buffer, "
+     "over the GRH (byte 0 of 256 is 0x98, expected 0xc9 (seeded(26); 256 bytes differ))"},
     {"suites/odp/odp_test.cc", "\" are those written for its offset \"",
      "Expected: is OK\n  Actual: DATA_LOSS: the bytes at offset 0 of page 0 are those written for its offset "
      "{!page_offset} (byte 0 of 65536 is 0x68, expected 0xbf (seeded(21); 65467 bytes differ))"},
