@@ -92,6 +92,7 @@ const std::map<std::string, std::vector<std::string>>& Domains() {
       {"what", {"a completion event", "an async event"}},
       {"what_qp", {"RC QP", "max_send_wr 0", "max_recv_wr 0"}},
       {"probe_step", {"RECV", "SEND"}},
+      {"page_offset", {"3072", "1024", "2048", "64", "1"}},
       {"brought", {"the refused READ brought bytes back", "the refused request brought bytes back"}},
       {"async_event", {"IBV_EVENT_QP_LAST_WQE_REACHED (last WQE reached)", "IBV_EVENT_SRQ_LIMIT_REACHED (SRQ limit reached)",
                        "IBV_EVENT_SQ_DRAINED (send queue drained)"}},
@@ -212,6 +213,12 @@ const MessageFormat kFormats[] = {
      "Expected: is OK\n  Actual: DATA_LOSS: buffer bytes [0, 64): byte 0 of 64 is {!byte#1}, expected 0xa5 "
      "(constant(0xa5); 8 bytes differ) (of type absl::Status), whose status is DATA_LOSS: buffer bytes [0, 64): byte 0 "
      "of 64 is {!byte#1}, expected 0xa5 (constant(0xa5); 8 bytes differ)\n{%brought}"},
+    {"suites/odp/odp_test.cc", "\"the payload landed at offset 0 of the receive buffer, over the GRH (\"",
+     "Value of: payload\nExpected: is OK\n  Actual: DATA_LOSS: the payload landed at offset 0 of the receive buffer, "
+     "over the GRH (byte 0 of 256 is 0x98, expected 0xc9 (seeded(26); 256 bytes differ))"},
+    {"suites/odp/odp_test.cc", "\" are those written for its offset \"",
+     "Expected: is OK\n  Actual: DATA_LOSS: the bytes at offset 0 of page 0 are those written for its offset "
+     "{!page_offset} (byte 0 of 65536 is 0x68, expected 0xbf (seeded(21); 65467 bytes differ))"},
     {"suites/srq/srq_traffic_test.cc", "<< \"bad_wr does not point at the refused WR\"",
      "Expected equality of these values:\n  *outcome\n    Which is: {!int}\n  kBadWrIsTheWr\n    Which is: 1\nbad_wr "
      "does not point at the refused WR"},

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "harness/device.h"
 #include "harness/status.h"
+#include "harness/verbs/extensions.h"
 
 namespace rdmacheck {
 namespace {
@@ -53,6 +54,9 @@ constexpr std::pair<uint64_t, const char*> kDeviceCapFlags[] = {
     {IBV_DEVICE_MANAGED_FLOW_STEERING, "MANAGED_FLOW_STEERING"},
     {IBV_DEVICE_RAW_SCATTER_FCS, "RAW_SCATTER_FCS"},
     {IBV_DEVICE_PCI_WRITE_END_PADDING, "PCI_WRITE_END_PADDING"},
+    {kDeviceFlushGlobal, "FLUSH_GLOBAL"},
+    {kDeviceFlushPersistent, "FLUSH_PERSISTENT"},
+    {kDeviceAtomicWrite, "ATOMIC_WRITE"},
 };
 
 constexpr std::pair<uint64_t, const char*> kOdpGeneral[] = {
@@ -63,6 +67,7 @@ constexpr std::pair<uint64_t, const char*> kOdpGeneral[] = {
 constexpr std::pair<uint64_t, const char*> kOdpTransport[] = {
     {IBV_ODP_SUPPORT_SEND, "SEND"},   {IBV_ODP_SUPPORT_RECV, "RECV"},     {IBV_ODP_SUPPORT_WRITE, "WRITE"},
     {IBV_ODP_SUPPORT_READ, "READ"},   {IBV_ODP_SUPPORT_ATOMIC, "ATOMIC"}, {IBV_ODP_SUPPORT_SRQ_RECV, "SRQ_RECV"},
+    {kOdpSupportFlush, "FLUSH"},      {kOdpSupportAtomicWrite, "ATOMIC_WRITE"},
 };
 
 constexpr std::pair<uint64_t, const char*> kPortCapFlags[] = {

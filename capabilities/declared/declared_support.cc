@@ -51,6 +51,16 @@ std::optional<DeclaredHint> DeclaredSupport(const json& declared, int port, Cap 
         std::string atomic = declared["atomic_cap"].get<std::string>();
         return DeclaredHint{atomic != "NONE", absl::StrCat("atomic_cap=", atomic)};
       }
+      // IBTA Vol 1 1.5, A19: ATOMIC WRITE and FLUSH are optional; the device says which it has.
+      case Cap::kAtomicWrite: return Flag(declared, "ATOMIC_WRITE");
+      case Cap::kFlush: {
+        std::optional<DeclaredHint> global = Flag(declared, "FLUSH_GLOBAL");
+        std::optional<DeclaredHint> persistent = Flag(declared, "FLUSH_PERSISTENT");
+        if (!global || !persistent) return std::nullopt;
+        if (global->declared) return global;
+        if (persistent->declared) return persistent;
+        return DeclaredHint{false, "device_cap_flags lacks FLUSH_GLOBAL and FLUSH_PERSISTENT"};
+      }
       case Cap::kMwType1:
         return Both(Flag(declared, "MEM_WINDOW"), LimitAbove0(declared, "max_mw"));
       case Cap::kMwType2: {

@@ -8,7 +8,8 @@ namespace rdmacheck {
 const std::vector<ProbeSpec>& AllProbes() {
   static const std::vector<ProbeSpec> all = [] {
     std::vector<ProbeSpec> probes;
-    for (auto group : {QpProbes, ObjectProbes, EnvironmentProbes, ConnectionProbes, OperationProbes, NetworkProbes}) {
+    for (auto group : {QpProbes, ObjectProbes, EnvironmentProbes, ConnectionProbes, OperationProbes, NetworkProbes,
+                       MemoryOpProbes}) {
       for (ProbeSpec& spec : group()) probes.push_back(std::move(spec));
     }
     return probes;

@@ -11,6 +11,7 @@
 //                         memory windows, ibv_wr_*; every result checked
 //   probes_network.cc     multicast (ibv_attach_mcast, rdma_join_multicast), the port's
 //                         netdev under our control, GIDs built from IP addresses
+//   probes_memory_ops.cc  ATOMIC WRITE and RDMA FLUSH: declared, and accepted by QP and MR
 //   (probe_traffic.h holds what the last two share: pairs, checked sends, Judge)
 #ifndef RDMACHECK_CAPABILITIES_PROBES_PROBES_H_
 #define RDMACHECK_CAPABILITIES_PROBES_PROBES_H_
@@ -32,6 +33,7 @@ std::vector<ProbeSpec> EnvironmentProbes();
 std::vector<ProbeSpec> ConnectionProbes();
 std::vector<ProbeSpec> OperationProbes();
 std::vector<ProbeSpec> NetworkProbes();
+std::vector<ProbeSpec> MemoryOpProbes();
 
 // What most probes start from. Members are destroyed in reverse order: CQ, then PD.
 struct PdAndCq {

@@ -1,10 +1,12 @@
 // Probes of verbs objects besides QPs: SRQs, CQs and memory regions.
 #include <sys/mman.h>
 
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "capabilities/declared/declared_support.h"
 #include "capabilities/probes/probes.h"
 #include "harness/status.h"
 #include "harness/verbs/factories.h"
@@ -146,12 +148,20 @@ absl::Status ProbeReregMr(ProbeScope& s) {
   return absl::OkStatus();
 }
 
-// On-demand paging: an MR registered with IBV_ACCESS_ON_DEMAND (pages are not pinned).
+// On-demand paging: declared (odp_caps.general_caps ODP_SUPPORT) and an MR registered with
+// IBV_ACCESS_ON_DEMAND (pages are not pinned). Which operations work on such MRs, per
+// transport (odp_caps.per_transport_caps), is OdpTest's to grade.
 absl::Status ProbeOdp(ProbeScope& s) {
   RDMACHECK_ASSIGN_OR_RETURN(PdPtr pd, AllocPd(s.context()));
   std::vector<uint8_t> buffer(1 << 16);
   absl::StatusOr<MrPtr> mr =
       RegMr(pd.get(), buffer.data(), buffer.size(), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+  std::optional<DeclaredHint> hint = DeclaredSupport(s.declared(), s.port(), Cap::kOdp);
+  if (mr.ok() && hint && !hint->declared) {
+    s.Record(Cap::kOdp, Outcome::kUnsupported, 0,
+             absl::StrCat("not declared (", hint->evidence, "); ibv_reg_mr(IBV_ACCESS_ON_DEMAND) still returned an MR"));
+    return absl::OkStatus();
+  }
   s.Tried(Cap::kOdp, mr.status(), "ibv_reg_mr(IBV_ACCESS_ON_DEMAND) returned an MR");
   return absl::OkStatus();
 }

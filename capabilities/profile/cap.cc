@@ -32,6 +32,8 @@ constexpr std::pair<Cap, const char*> kNames[] = {
     {Cap::kSendWithImm, "send_with_imm"},
     {Cap::kSendWithInv, "send_with_inv"},
     {Cap::kAtomics, "atomics"},
+    {Cap::kAtomicWrite, "atomic_write"},
+    {Cap::kFlush, "flush"},
     {Cap::kMultiSgeRead, "multi_sge_read"},
     {Cap::kRnrRetry, "rnr_retry"},
     {Cap::kMtu4096, "mtu_4096"},

@@ -28,7 +28,7 @@ enum class Cap {
   kMwType2,
   kZeroLengthMr,
   kReregMr,
-  kOdp,
+  kOdp,             // on-demand paging: declared (odp_caps ODP_SUPPORT) and an IBV_ACCESS_ON_DEMAND MR registers
   kMrIova,          // ibv_reg_mr_iova2 at an iova other than the buffer's address
   kZeroBasedMr,     // ibv_reg_mr_iova2 at iova 0 (ibv_reg_mr(3): the same as IBV_ACCESS_ZERO_BASED)
   kInlineData,      // a QP accepts max_inline_data > 0 (the real maximum is measured)
@@ -39,6 +39,8 @@ enum class Cap {
   kSendWithImm,
   kSendWithInv,
   kAtomics,         // compare-and-swap and fetch-and-add, results checked
+  kAtomicWrite,     // ATOMIC WRITE (ibv_wr_atomic_write): declared (ATOMIC_WRITE) and the QP accepts the opcode
+  kFlush,           // RDMA FLUSH (ibv_wr_flush, rdma-core 45+): declared (FLUSH_GLOBAL/_PERSISTENT), QP and MR accept it
   kMultiSgeRead,    // an RDMA READ scatters into more than one local SGE (max_sge_rd > 1; siw: 1)
   kRnrRetry,        // a SEND that finds no receive is NAKed RNR and retried up to rnr_retry (IB/RoCE RC; iWARP has no RNR)
   // Paths and limits.

@@ -17,6 +17,7 @@ std::vector<Mutant> AccessMutants();           // access.cc: MR rights
 std::vector<Mutant> EventMutants();            // events.cc: CQ and async events
 std::vector<Mutant> CmMutants();               // cm_events.cc: rdma_cm events and private data
 std::vector<Mutant> AcceptedFailureMutants();  // accepted_failures.cc: accepted, then completed in error
+std::vector<Mutant> MemoryOpMutants();         // memory_ops.cc: ATOMIC WRITE's bytes and refusals
 
 }  // namespace rdmacheck::mutants
 

@@ -113,10 +113,31 @@ void Granted(ibv_qp* qp, const ibv_qp_cap& requested, ibv_qp_cap* cap) {
   if (qp && Active()->created_qp) Noting(cap, [&](ibv_qp_cap* c) { Active()->created_qp(qp, requested, c); });
 }
 
+// ibv_wr_atomic_write is inline: it calls the QP's own wr_atomic_write, which the provider
+// sets at create time (one function for all its QPs).
+using WrAtomicWriteFn = void (*)(ibv_qp_ex*, uint32_t, uint64_t, const void*);
+WrAtomicWriteFn real_wr_atomic_write = nullptr;
+
+void WrAtomicWrite(ibv_qp_ex* qp, uint32_t rkey, uint64_t remote_addr, const void* atomic_wr) {
+  uint8_t bytes[8];
+  memcpy(bytes, atomic_wr, sizeof(bytes));
+  Active()->atomic_write(qp, bytes);
+  if (memcmp(bytes, atomic_wr, sizeof(bytes)) != 0) Acted();
+  real_wr_atomic_write(qp, rkey, remote_addr, bytes);
+}
+
 ibv_qp* CreateQpEx(ibv_context* context, ibv_qp_init_attr_ex* init) {
   const ibv_qp_cap requested = init->cap;
   ibv_qp* qp = Find(context)->create_qp_ex(context, init);
   Granted(qp, requested, &init->cap);
+  if (qp && Active()->atomic_write && (init->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+      (init->send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE)) {
+    ibv_qp_ex* qpx = ibv_qp_to_qp_ex(qp);
+    if (qpx && qpx->wr_atomic_write && qpx->wr_atomic_write != WrAtomicWrite) {
+      real_wr_atomic_write = qpx->wr_atomic_write;
+      qpx->wr_atomic_write = WrAtomicWrite;
+    }
+  }
   return qp;
 }
 

@@ -27,6 +27,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <cstdint>
 #include <vector>
 
 namespace rdmacheck::mutants {
@@ -58,6 +59,9 @@ struct Mutant {
   int (*mr_access)(int access) = nullptr;  // the rights reg_mr is asked for
   // The iova ibv_reg_mr_iova2 registers `addr` at, given the one asked for.
   uint64_t (*mr_iova)(void* addr, uint64_t iova) = nullptr;
+  // The 8 bytes of an ATOMIC WRITE (ibv_wr_atomic_write on `qp`, whose wr_id is set), edited in place
+  // before the device gets them.
+  void (*atomic_write)(ibv_qp_ex* qp, uint8_t* bytes) = nullptr;
   bool (*drop_async_event)(const ibv_async_event& event) = nullptr;
   void (*cm_event)(rdma_cm_event* event) = nullptr;
 };

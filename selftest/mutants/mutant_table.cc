@@ -11,7 +11,8 @@ const std::vector<Mutant>& AllMutants() {
          .suites = "", .filter = "", .devices = "", .survives = "the control: its verdicts must equal a plain run's"},
     };
     for (auto family : {CompletionFieldMutants, DataMutants, CompletionFlowMutants, PostMutants, QueryMutants,
-                        AccessMutants, EventMutants, CmMutants, AcceptedFailureMutants}) {
+                        AccessMutants, EventMutants, CmMutants, AcceptedFailureMutants,
+                        MemoryOpMutants}) {
       for (Mutant& m : family()) table->push_back(m);
     }
     return table;
