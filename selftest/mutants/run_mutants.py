@@ -29,6 +29,7 @@ survivor is explained in its mutant's source; else 1 (the reasons on stderr).
 """
 import argparse
 import concurrent.futures
+import fnmatch
 import json
 import os
 import subprocess
@@ -125,19 +126,38 @@ def acted_roles(path):
         return sorted({line.split()[1] for line in f if len(line.split()) >= 2})
 
 
+def applicable(mutant, plain, results, roles):
+    """Whether the device can judge the mutant at all: it acted, or one of the tests it ran
+    (those its filter names; else any but a BrokenCapability or the leak check) reached a
+    verdict in the plain run. A mutant
+    whose every test skips there, the capability absent (ATOMIC WRITE on a 6.1 rxe), has
+    nothing to be seen by, like a mutant of another device's feature."""
+    if roles:
+        return True
+    names = [t["name"] for t in results["tests"]] if results else []
+    patterns = [p for p in mutant.get("filter", "").split("-")[0].split(":") if p]
+    own = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)] if patterns else [
+        n for n in names if not n.startswith(BROKEN_CAPABILITY) and n != LEAK_CHECK]
+    return any(plain.get(n, "skip") != "skip" for n in own)
+
+
 def verdict(mutant, plain, rc, results, roles):
-    """A mutant's entry: acted, killed (the strict count), loose_killed (the old count)."""
+    """A mutant's entry: applicable, acted, killed (the strict count), loose_killed (the old count)."""
     tests = results["tests"] if results else []
     by = killers(plain, results) if roles else []
-    return {"acted": bool(roles), "acted_in": roles, "killed": rc == 1 and bool(by), "killed_by": by,
+    return {"applicable": applicable(mutant, plain, results, roles), "acted": bool(roles), "acted_in": roles,
+            "killed": rc == 1 and bool(by), "killed_by": by,
             "loose_killed": rc == 1 and any(t["status"] == "fail" for t in tests), "exit": rc, "tests": len(tests)}
 
 
 def score(mutants):
-    killed = sum(m["killed"] for m in mutants)
-    return {"killed": killed, "acted": sum(m["acted"] for m in mutants), "total": len(mutants),
-            "loose_killed": sum(m["loose_killed"] for m in mutants),
-            "ratio": round(killed / len(mutants), 4) if mutants else None}
+    """killed / total over the mutants this device can judge; those it cannot are counted apart."""
+    judged = [m for m in mutants if m.get("applicable", True)]
+    killed = sum(m["killed"] for m in judged)
+    return {"killed": killed, "acted": sum(m["acted"] for m in judged), "total": len(judged),
+            "not_applicable": len(mutants) - len(judged),
+            "loose_killed": sum(m["loose_killed"] for m in judged),
+            "ratio": round(killed / len(judged), 4) if judged else None}
 
 
 class Device:
@@ -305,7 +325,8 @@ def problems_of(entry, gate):
     if entry["device"] in gate and s.get("total"):
         if s["ratio"] < gate[entry["device"]]:
             out.append(f"{entry['device']}: score {s['ratio']:.1%} below {gate[entry['device']]:.0%}")
-        unexplained = [m["name"] for m in entry["mutants"] if not m["killed"] and not m["survives"]]
+        unexplained = [m["name"] for m in entry["mutants"]
+                       if m.get("applicable", True) and not m["killed"] and not m["survives"]]
         if unexplained:
             out.append(f"{entry['device']}: survivors not explained in their source: {', '.join(unexplained)}")
     return out
@@ -335,9 +356,11 @@ def main(argv=None):
     problems = []
     for entry in entries:
         s = entry.get("score", {})
-        survivors = [m["name"] for m in entry["mutants"] if not m["killed"]]
+        survivors = [m["name"] for m in entry["mutants"] if m.get("applicable", True) and not m["killed"]]
+        absent = [m["name"] for m in entry["mutants"] if not m.get("applicable", True)]
         print(f"run_mutants: {entry['device']}: {s.get('killed')} killed / {s.get('acted')} acted / "
               f"{s.get('total')} mutants ({(s.get('ratio') or 0):.1%}; {s.get('loose_killed')} by the loose count), "
+              f"{len(absent)} not applicable (every test skips as absent: {', '.join(absent) or 'none'}), "
               f"control {'equal to' if entry.get('control', {}).get('equal') else 'DIFFERENT from'} the plain run, "
               f"{entry.get('seconds')} s; survivors: {', '.join(survivors) or 'none'}", file=sys.stderr)
         problems += problems_of(entry, args.gate)

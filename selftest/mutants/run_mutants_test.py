@@ -125,7 +125,35 @@ class GateTest(unittest.TestCase):
 
     def test_the_score_is_killed_over_all_mutants(self):
         self.assertEqual(run_mutants.score(self.entry("rxe0", 3, 4)["mutants"]),
-                         {"killed": 3, "acted": 4, "total": 4, "loose_killed": 3, "ratio": 0.75})
+                         {"killed": 3, "acted": 4, "total": 4, "not_applicable": 0, "loose_killed": 3, "ratio": 0.75})
+
+
+class ApplicableTest(unittest.TestCase):
+    PLAIN = {"AtomicWriteTest.Lands/RdmaCm": "skip", "AtomicsTest.FetchAdd/RdmaCm": "pass",
+             "SuiteReported/atomic_write": "pass"}
+    MUTANT = {"filter": "AtomicWriteTest.*:AtomicsTest.*"}
+
+    def results(self, *names):
+        return {"tests": [{"name": n, "status": "skip"} for n in names]}
+
+    def test_a_mutant_whose_every_test_skips_as_absent_is_not_judged(self):
+        results = self.results("AtomicWriteTest.Lands/RdmaCm", "BrokenCapability.atomic_write",
+                               "LeakCheck.VerbsObjectsReleased", "SuiteReported/atomic_write")
+        self.assertFalse(run_mutants.applicable(self.MUTANT, self.PLAIN, results, []))
+
+    def test_a_test_that_ran_or_a_mutant_that_acted_makes_it_judged(self):
+        self.assertTrue(run_mutants.applicable(self.MUTANT, self.PLAIN, self.results("AtomicsTest.FetchAdd/RdmaCm"), []))
+        self.assertTrue(run_mutants.applicable(self.MUTANT, self.PLAIN, self.results("AtomicWriteTest.Lands/RdmaCm"), ["tests"]))
+
+    def test_a_mutant_not_judged_counts_neither_way_nor_needs_an_explanation(self):
+        mutants = [{"name": "a", "killed": True, "acted": True, "loose_killed": True, "survives": None},
+                   {"name": "b", "killed": False, "acted": False, "loose_killed": False, "survives": None,
+                    "applicable": False}]
+        self.assertEqual(run_mutants.score(mutants)["total"], 1)
+        self.assertEqual(run_mutants.score(mutants)["not_applicable"], 1)
+        entry = {"device": "rxe0", "errors": [], "control": {"equal": True}, "mutants": mutants,
+                 "score": run_mutants.score(mutants)}
+        self.assertEqual(run_mutants.problems_of(entry, {"rxe0": 0.9}), [])
 
 
 if __name__ == "__main__":
