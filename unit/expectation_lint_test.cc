@@ -260,6 +260,10 @@ const MessageFormat kFormats[] = {
     {"suites/access/iova_access_test.cc", "<< \"the RDMA READ of the iova never completed: \"",
      "Value of: read.ok()\n  Actual: false\nExpected: true\nthe RDMA READ of the iova never completed: DEADLINE_EXCEEDED: "
      "timed out after {%duration} waiting for completions: {!int} of 1 arrived"},
+    {"suites/access/iova_access_test.cc", "<< \"RDMA WRITE to the iova: \"",
+     "Expected equality of these values:\n  written.status\n    Which is: 2\n  IBV_WC_SUCCESS\n    Which is: 0\nRDMA WRITE "
+     "to the iova: wc{status={!wc_status} opcode=IBV_WC_RDMA_WRITE wr_id=1 byte_len=64 qp_num=17 src_qp=0 wc_flags=0x0 "
+     "imm_data=0x0 vendor_err=0}"},
     {"suites/access/iova_access_test.cc", "<< \"RDMA READ from the iova: \"",
      "Expected equality of these values:\n  read->status\n    Which is: 5\n  IBV_WC_SUCCESS\n    Which is: 0\nRDMA READ "
      "from the iova: wc{status={!wc_status} opcode=IBV_WC_RDMA_READ wr_id=1 byte_len=0 qp_num=17 src_qp=0 wc_flags=0x0 "
