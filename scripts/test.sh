@@ -10,9 +10,10 @@
 #      selftest/mutants/ against the tests that concern it, on rxe0 and siw0),
 #   6. runs the main job again on Debian's backports kernel (CTest label `backports`),
 #   7. runs the two-node wire lab: rxe and siw across captured virtual wires (label `wire`),
-#   8. runs the main job in Debian sid's image (label `image`, test `lab.image-sid`): sid's own
-#      kernel and rdma-core, rdmacheck built there into the project's .deb (docs/images.md;
-#      the image is cached under RDMACHECK_CACHE by content, a cold one is made here).
+#   The main job in Debian sid's image (label `image`, `ctest -L image`) is not run here: it
+#   passes on sid (0 fail, 0 xpass), but its cold cost on a fresh machine (two debootstraps,
+#   siw.ko, rdmacheck built in sid's chroot, the run) was not shown to fit CI's budget
+#   (docs/images.md, "Cost in CI"); run it on demand.
 # Both CTest summaries are printed; the exit status is non-zero if either had a failure.
 set -uo pipefail
 
@@ -55,9 +56,5 @@ step "wire lab (two VMs: rdmacheck serve on node A, run --peer on node B, the wi
 ctest --test-dir build -L wire --output-on-failure
 wire=$?
 
-step "Debian sid image (VM lab: the main job on sid's kernel and rdma-core, rdmacheck from its .deb)"
-ctest --test-dir build -L image --output-on-failure
-image=$?
-
-step "done: unit tests exit $unit, lab boot tests exit $labboot, device tests exit $device, mutation suite exit $mutation, backports kernel exit $backports, wire lab exit $wire, sid image exit $image"
-[ "$unit" -eq 0 ] && [ "$labboot" -eq 0 ] && [ "$device" -eq 0 ] && [ "$mutation" -eq 0 ] && [ "$backports" -eq 0 ] && [ "$wire" -eq 0 ] && [ "$image" -eq 0 ]
+step "done: unit tests exit $unit, lab boot tests exit $labboot, device tests exit $device, mutation suite exit $mutation, backports kernel exit $backports, wire lab exit $wire"
+[ "$unit" -eq 0 ] && [ "$labboot" -eq 0 ] && [ "$device" -eq 0 ] && [ "$mutation" -eq 0 ] && [ "$backports" -eq 0 ] && [ "$wire" -eq 0 ]
