@@ -130,6 +130,9 @@ const MessageFormat kFormats[] = {
     {"testing/completion_matchers.h", "<< DescribeWc(arg) << \": \" << absl::StrJoin(mismatches, \"; \")",
      "wc{status={!wc_status#1} opcode=IBV_WC_SEND wr_id={%wr_id#2} byte_len=16 qp_num=17 src_qp=0 wc_flags=0x0 "
      "imm_data=0x0 vendor_err=0}: status is {!wc_status#1}, expected IBV_WC_SUCCESS; wr_id is {%wr_id#2}, expected 3"},
+    {"testing/completion_matchers.h", "<< DescribeWc(arg) << \": \" << absl::StrJoin(mismatches, \"; \")",
+     "wc{status={!wc_status#1} opcode=IBV_WC_RECV wr_id=2 byte_len=0 qp_num=17 src_qp=0 wc_flags=0x0 imm_data=0x0 "
+     "vendor_err=0}: status is {!wc_status#1}, expected IBV_WC_SUCCESS"},
     {"testing/completion_matchers.cc", "\"IBV_WC_WITH_INV is not set, expected an invalidated rkey; the field holds \"",
      "IBV_WC_WITH_INV is not set, expected an invalidated rkey; the field holds {!rkey_held}"},
     {"harness/completion.cc", "\"wc{status=\", WcStatusName(wc.status), \" opcode=\"",
