@@ -131,6 +131,9 @@ const MessageFormat kFormats[] = {
     {"testing/completion_matchers.h", "<< DescribeWc(arg) << \": \" << absl::StrJoin(mismatches, \"; \")",
      "wc{status={!wc_status#1} opcode=IBV_WC_SEND wr_id={%wr_id#2} byte_len=16 qp_num=17 src_qp=0 wc_flags=0x0 "
      "imm_data=0x0 vendor_err=0}: status is {!wc_status#1}, expected IBV_WC_SUCCESS; wr_id is {%wr_id#2}, expected 3"},
+    {"testing/completion_matchers.h", "<< DescribeWc(arg) << \": \" << absl::StrJoin(mismatches, \"; \")",
+     "wc{status={!wc_status#1} opcode=IBV_WC_RECV wr_id=2 byte_len=0 qp_num=17 src_qp=0 wc_flags=0x0 imm_data=0x0 "
+     "vendor_err=0}: status is {!wc_status#1}, expected IBV_WC_SUCCESS"},
     {"testing/completion_matchers.cc", "\"IBV_WC_WITH_INV is not set, expected an invalidated rkey; the field holds \"",
      "IBV_WC_WITH_INV is not set, expected an invalidated rkey; the field holds {!rkey_held}"},
     {"harness/completion.cc", "\"wc{status=\", WcStatusName(wc.status), \" opcode=\"",
@@ -219,6 +222,13 @@ const MessageFormat kFormats[] = {
     {"suites/odp/odp_test.cc", "\" are those written for its offset \"",
      "Expected: is OK\n  Actual: DATA_LOSS: the bytes at offset 0 of page 0 are those written for its offset "
      "{!page_offset} (byte 0 of 65536 is 0x68, expected 0xbf (seeded(21); 65467 bytes differ))"},
+    // Abseil from 2026 (sid's libabsl20260526) prints a status with the place that made it.
+    {"harness/connection/local_endpoint.cc", "\"buffer bytes [\"",
+     "Expected: is OK\n  Actual: DATA_LOSS: buffer bytes [0, 64): byte 0 of 64 is {!byte#1}, expected 0xa5 "
+     "(constant(0xa5); 8 bytes differ)\n=== Source Location Trace: ===\n/src/harness/connection/local_endpoint.cc:216\n "
+     "(of type absl::Status), whose status is DATA_LOSS: buffer bytes [0, 64): byte 0 of 64 is {!byte#1}, expected "
+     "0xa5 (constant(0xa5); 8 bytes differ)\n=== Source Location Trace: === \n"
+     "/src/harness/connection/local_endpoint.cc:216\n\n{%brought}"},
     {"suites/srq/srq_traffic_test.cc", "<< \"bad_wr does not point at the refused WR\"",
      "Expected equality of these values:\n  *outcome\n    Which is: {!int}\n  kBadWrIsTheWr\n    Which is: 1\nbad_wr "
      "does not point at the refused WR"},
@@ -262,10 +272,18 @@ const MessageFormat kFormats[] = {
     {"suites/access/iova_access_test.cc", "<< \"the RDMA READ of the iova never completed: \"",
      "Value of: read.ok()\n  Actual: false\nExpected: true\nthe RDMA READ of the iova never completed: DEADLINE_EXCEEDED: "
      "timed out after {%duration} waiting for completions: {!int} of 1 arrived"},
+    {"suites/access/iova_access_test.cc", "<< \"RDMA WRITE to the iova: \"",
+     "Expected equality of these values:\n  written.status\n    Which is: 2\n  IBV_WC_SUCCESS\n    Which is: 0\nRDMA WRITE "
+     "to the iova: wc{status={!wc_status} opcode=IBV_WC_RDMA_WRITE wr_id=1 byte_len=64 qp_num=17 src_qp=0 wc_flags=0x0 "
+     "imm_data=0x0 vendor_err=0}"},
     {"suites/access/iova_access_test.cc", "<< \"RDMA READ from the iova: \"",
      "Expected equality of these values:\n  read->status\n    Which is: 5\n  IBV_WC_SUCCESS\n    Which is: 0\nRDMA READ "
      "from the iova: wc{status={!wc_status} opcode=IBV_WC_RDMA_READ wr_id=1 byte_len=0 qp_num=17 src_qp=0 wc_flags=0x0 "
      "imm_data=0x0 vendor_err=0}"},
+    {"suites/access/iova_access_test.cc", "EXPECT_EQ(sent.status, IBV_WC_SUCCESS) << DescribeWc(sent);",
+     "Expected equality of these values:\n  sent.status\n    Which is: 2\n  IBV_WC_SUCCESS\n    Which is: 0\n"
+     "wc{status={!wc_status} opcode=IBV_WC_SEND wr_id=1 byte_len=64 qp_num=17 src_qp=0 wc_flags=0x0 imm_data=0x0 "
+     "vendor_err=0}"},
     {"suites/access/iova_access_test.cc", "<< \"receive into an SGE at the iova: \"",
      "Expected equality of these values:\n  received.status\n    Which is: 5\n  IBV_WC_SUCCESS\n    Which is: 0\nreceive "
      "into an SGE at the iova: wc{status={!wc_status} opcode=IBV_WC_RECV wr_id=1 byte_len=0 qp_num=17 src_qp=0 "
