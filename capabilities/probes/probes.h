@@ -42,6 +42,11 @@ struct PdAndCq {
 };
 absl::StatusOr<PdAndCq> MakePdAndCq(ibv_context* context);
 
+// An RC QP of ibv_create_qp_ex on `base` (16 WRs, 1 SGE each way) with `send_ops_flags`
+// for the ibv_wr_* API; `what` names the flags in the error (EOPNOTSUPP: a refusal).
+absl::StatusOr<QpPtr> CreateRcQpEx(ibv_context* context, const PdAndCq& base, uint64_t send_ops_flags,
+                                   const char* what);
+
 }  // namespace rdmacheck
 
 #endif  // RDMACHECK_CAPABILITIES_PROBES_PROBES_H_

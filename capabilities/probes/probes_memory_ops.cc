@@ -16,24 +16,6 @@
 namespace rdmacheck {
 namespace {
 
-absl::StatusOr<QpPtr> CreateRcQpEx(ibv_context* context, const PdAndCq& base, uint64_t send_ops_flags,
-                                   const char* what) {
-  ibv_qp_init_attr_ex attr{};
-  attr.qp_type = IBV_QPT_RC;
-  attr.send_cq = base.cq.get();
-  attr.recv_cq = base.cq.get();
-  attr.cap.max_send_wr = 16;
-  attr.cap.max_recv_wr = 16;
-  attr.cap.max_send_sge = 1;
-  attr.cap.max_recv_sge = 1;
-  attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-  attr.pd = base.pd.get();
-  attr.send_ops_flags = send_ops_flags;
-  QpPtr qp(ibv_create_qp_ex(context, &attr));
-  if (!qp) return ErrnoStatus(errno, absl::StrCat("ibv_create_qp_ex(send_ops_flags=", what, ")"));
-  return qp;
-}
-
 // What happened to a verb the device does not declare, for the evidence of "absent".
 std::string Aside(const absl::Status& status, const char* accepted) {
   return status.ok() ? absl::StrCat("; ", accepted) : absl::StrCat("; ", status.message());

@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "capabilities/probes/probe_traffic.h"
 #include "capabilities/probes/probes.h"
+#include "capabilities/system/memlock.h"
 #include "harness/connection/cm_events.h"
 #include "harness/multicast_group.h"
 #include "harness/status.h"
@@ -100,19 +101,6 @@ absl::Status ProbeCmMulticast(ProbeScope& s) {
   }
   rdma_leave_multicast(id.get(), reinterpret_cast<sockaddr*>(&group.address));
   return absl::OkStatus();
-}
-
-// Whether capability `bit` is in this process's effective set (/proc/self/status CapEff).
-bool HasEffectiveCapability(int bit) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("CapEff:", 0) != 0) continue;
-    uint64_t caps = 0;
-    std::istringstream(line.substr(7)) >> std::hex >> caps;
-    return (caps >> bit) & 1;
-  }
-  return false;
 }
 
 bool InPath(const std::string& program) {

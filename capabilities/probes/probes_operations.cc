@@ -255,21 +255,9 @@ absl::Status ProbeMwType2(ProbeScope& s) { return ProbeMemoryWindow(s, Cap::kMwT
 // (BringUp); where that is impossible the API is judged by its creation alone.
 absl::Status ProbeQpEx(ProbeScope& s) {
   RDMACHECK_ASSIGN_OR_RETURN(PdAndCq base, MakePdAndCq(s.context()));
-  auto create = [&]() -> absl::StatusOr<QpPtr> {
-    ibv_qp_init_attr_ex attr{};
-    attr.qp_type = IBV_QPT_RC;
-    attr.send_cq = base.cq.get();
-    attr.recv_cq = base.cq.get();
-    attr.cap.max_send_wr = 16;
-    attr.cap.max_recv_wr = 16;
-    attr.cap.max_send_sge = 1;
-    attr.cap.max_recv_sge = 1;
-    attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-    attr.pd = base.pd.get();
-    attr.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ;
-    QpPtr qp(ibv_create_qp_ex(s.context(), &attr));
-    if (!qp) return ErrnoStatus(errno, "ibv_create_qp_ex(send_ops_flags=SEND|RDMA_WRITE|RDMA_READ)");
-    return qp;
+  auto create = [&]() {
+    return CreateRcQpEx(s.context(), base, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ,
+                        "SEND|RDMA_WRITE|RDMA_READ");
   };
   absl::StatusOr<QpPtr> a = create();
   if (!a.ok()) {

@@ -10,19 +10,21 @@
 namespace rdmacheck {
 namespace {
 
-bool HasCapIpcLock() {
+bool HasCapIpcLock() { return HasEffectiveCapability(14); }  // CAP_IPC_LOCK
+
+}  // namespace
+
+bool HasEffectiveCapability(int bit) {
   std::ifstream in("/proc/self/status");
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("CapEff:", 0) != 0) continue;
     uint64_t caps = 0;
     std::istringstream(line.substr(7)) >> std::hex >> caps;
-    return caps & (1ULL << 14);  // CAP_IPC_LOCK
+    return (caps >> bit) & 1;
   }
   return false;
 }
-
-}  // namespace
 
 std::string ByteCount(int64_t n) {
   if (n >= (1 << 20) && n % (1 << 20) == 0) return absl::StrCat(n >> 20, " MiB");

@@ -8,6 +8,10 @@
 
 namespace rdmacheck {
 
+// Whether capability `bit` (linux/capability.h: CAP_IPC_LOCK 14, CAP_NET_ADMIN 12) is in
+// this process's effective set (/proc/self/status CapEff).
+bool HasEffectiveCapability(int bit);
+
 // What the suites may pin at once (MRs of a few MiB in several tests).
 inline constexpr int64_t kMemlockWanted = 64 << 20;
 
