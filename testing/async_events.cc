@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
 #include "harness/completion.h"
 #include "harness/status.h"
 
@@ -70,6 +71,15 @@ ScopedNonBlocking::ScopedNonBlocking(int fd) : fd_(fd), old_flags_(fcntl(fd, F_G
 
 ScopedNonBlocking::~ScopedNonBlocking() {
   if (old_flags_ >= 0) fcntl(fd_, F_SETFL, old_flags_);
+}
+
+void DropStaleAsyncEvents(ibv_context* context) {
+  absl::StatusOr<std::vector<ibv_async_event>> stale = DrainAsyncEvents(context);
+  if (!stale.ok()) {
+    ADD_FAILURE() << "the async event queue could not be drained: " << stale.status();
+    return;
+  }
+  ::testing::Test::RecordProperty("stale_events", static_cast<int>(stale->size()));
 }
 
 }  // namespace rdmacheck

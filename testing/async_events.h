@@ -35,6 +35,11 @@ absl::StatusOr<ibv_async_event> WaitForAsyncEvent(ibv_context* context, ibv_even
 // Every event already queued on the context, read without blocking and acknowledged.
 absl::StatusOr<std::vector<ibv_async_event>> DrainAsyncEvents(ibv_context* context);
 
+// A test's start: drains the events earlier tests of this process left on `context`
+// (not ours), noting how many as the test's property "stale_events". ADD_FAILUREs if the
+// queue cannot be read.
+void DropStaleAsyncEvents(ibv_context* context);
+
 // "IBV_EVENT_CQ_ERR (CQ error)".
 std::string AsyncEventName(ibv_event_type type);
 
