@@ -1,5 +1,6 @@
 #include "capabilities/probes/probes.h"
 
+#include "absl/strings/str_cat.h"
 #include "harness/status.h"
 #include "harness/verbs/factories.h"
 

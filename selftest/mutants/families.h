@@ -12,12 +12,13 @@ std::vector<Mutant> CompletionFieldMutants();  // completion_fields.cc: one ibv_
 std::vector<Mutant> DataMutants();             // data.cc: the bytes a completion describes
 std::vector<Mutant> CompletionFlowMutants();   // completion_flow.cc: lost, duplicated, reordered
 std::vector<Mutant> PostMutants();             // post_errors.cc: errno and bad_wr of a refused post
-std::vector<Mutant> QueryMutants();            // queries.cc: QP state, granted caps, device limits
+std::vector<Mutant> QueryMutants();            // queries.cc: QP state, granted caps and CQ depth, device limits
 std::vector<Mutant> AccessMutants();           // access.cc: MR rights
 std::vector<Mutant> EventMutants();            // events.cc: CQ and async events
 std::vector<Mutant> CmMutants();               // cm_events.cc: rdma_cm events and private data
 std::vector<Mutant> AcceptedFailureMutants();  // accepted_failures.cc: accepted, then completed in error
 std::vector<Mutant> MemoryOpMutants();         // memory_ops.cc: ATOMIC WRITE's bytes and refusals
+std::vector<Mutant> SendFlagMutants();         // send_flags.cc: IBV_SEND_SIGNALED, IBV_SEND_SOLICITED ignored
 
 }  // namespace rdmacheck::mutants
 

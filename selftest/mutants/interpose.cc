@@ -17,6 +17,7 @@
 #include <cstring>
 #include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "selftest/mutants/mutant.h"
 
@@ -68,8 +69,17 @@ int PollCq(ibv_cq* cq, int n, ibv_wc* wc) {
 
 int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   const Mutant* m = Active();
-  for (ibv_send_wr* w = wr; w; w = w->next) RecordSend(qp->qp_num, w);
+  std::vector<ibv_send_wr> posted;
+  for (ibv_send_wr* w = wr; w; w = w->next) {
+    RecordSend(qp->qp_num, w);
+    if (!m->send_wr) continue;
+    posted.push_back(*w);
+    m->send_wr(*w);
+    if (w->send_flags != posted.back().send_flags || w->opcode != posted.back().opcode) Acted();
+  }
   const int ret = Find(qp->context)->ops.post_send(qp, wr, bad_wr);
+  size_t i = 0;
+  for (ibv_send_wr* w = wr; w && i < posted.size(); w = w->next) *w = posted[i++];
   if (!m->post_send_result) return ret;
   ibv_send_wr* const bad_before = *bad_wr;
   const int mutated = m->post_send_result(wr, ret, bad_wr);
@@ -200,6 +210,11 @@ int ibv_destroy_cq(ibv_cq* cq) {
   static auto real = Real<int (*)(ibv_cq*)>("ibv_destroy_cq");
   if (Active()) rdmacheck::mutants::ForgetCq(cq);
   return real(cq);
+}
+
+int ibv_resize_cq(ibv_cq* cq, int cqe) {
+  static auto real = Real<int (*)(ibv_cq*, int)>("ibv_resize_cq");
+  return Active() && Active()->resize_cq ? Active()->resize_cq(cq, cqe, real) : real(cq, cqe);
 }
 
 int ibv_query_device(ibv_context* context, ibv_device_attr* attr) {

@@ -49,9 +49,13 @@ struct Mutant {
   // The whole poll (for completions lost, duplicated, reordered); calls Acted().
   int (*poll)(PollFn real, ibv_cq* cq, int n, ibv_wc* wc) = nullptr;
   // The result of a post: `ret` what the device returned, `*bad_wr` as it set it.
+  // A send WR as the caller posted it, edited before the device gets it (the caller's WR is
+  // restored when the post returns).
+  void (*send_wr)(ibv_send_wr& wr) = nullptr;
   int (*post_send_result)(ibv_send_wr* wr, int ret, ibv_send_wr** bad_wr) = nullptr;
   int (*post_recv_result)(ibv_recv_wr* wr, int ret, ibv_recv_wr** bad_wr) = nullptr;
   int (*req_notify_cq)(ibv_cq* cq, int solicited_only, int (*real)(ibv_cq*, int)) = nullptr;
+  int (*resize_cq)(ibv_cq* cq, int cqe, int (*real)(ibv_cq*, int)) = nullptr;  // calls Acted()
   void (*query_qp)(ibv_qp* qp, ibv_qp_attr* attr, int mask, ibv_qp_init_attr* init) = nullptr;
   // The caps create_qp writes back (`granted`), and what the caller asked for.
   void (*created_qp)(ibv_qp* qp, const ibv_qp_cap& requested, ibv_qp_cap* granted) = nullptr;

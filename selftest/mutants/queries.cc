@@ -1,5 +1,5 @@
 // Mutants of what a query says: the device behaves, but reports a QP state, the queue
-// sizes it granted, or a device limit that is not so.
+// sizes it granted (a CQ said to have grown), or a device limit that is not so.
 #include <map>
 #include <mutex>
 
@@ -86,6 +86,19 @@ std::vector<Mutant> QueryMutants() {
          if (attr->qp_state != IBV_QPS_ERR || MovedToErrByCaller(qp)) return;
          attr->qp_state = IBV_QPS_RTS;
          attr->cur_qp_state = IBV_QPS_RTS;
+       }},
+      // Not on siw0: siw refuses ibv_resize_cq (cq_resize absent), so there is no growth to
+      // hollow out; the @probe variant makes the absent feature look present and its test
+      // then fails, which the strict count does not credit (the test skips in the plain run).
+      {.name = "cq_resize_hollow",
+       .what = "ibv_resize_cq growing a CQ succeeds and raises cq->cqe, but the CQ holds what it held before",
+       .suites = "cq", .filter = "CqResizeTest.GrownCqHoldsTheNewDepth", .devices = "rxe0",
+       .survives = nullptr,
+       .resize_cq = [](ibv_cq* cq, int cqe, int (*real)(ibv_cq*, int)) {
+         if (cqe <= cq->cqe) return real(cq, cqe);
+         Acted();
+         cq->cqe = cqe;
+         return 0;
        }},
       {.name = "device_limit",
        .what = "ibv_query_device(_ex) reports max_qp_wr one higher than the device accepts",

@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "harness/completion.h"
+#include "harness/connection/cm_steps.h"
+#include "harness/verbs/factories.h"
+#include "testing/completion_matchers.h"
 #include "testing/completion_source.h"
 #include "testing/device_test.h"
-#include "harness/verbs/factories.h"
 
 namespace rdmacheck {
 namespace {
@@ -60,6 +62,34 @@ TEST_F(CqResizeTest, GrowKeepsWaitingCompletions) {
   ibv_cq* cq = pair.local().recv_cq();
   ASSERT_THAT(ibv_resize_cq(cq, cq->cqe * 2), ErrnoIs(0));
   ExpectReceives(cq, 4);
+}
+
+RDMACHECK_ABOUT(CqResizeTest, GrownCqHoldsTheNewDepth,
+                "a CQ grown to four times its size holds twice its old size in receive completions nobody polled "
+                "in between: all of them are polled afterwards, in order (a CQ whose cqe was raised without its "
+                "ring growing overruns instead)",
+                "IBTA Vol 1 ch. 11 (Resize CQ; CQ overrun); ibv_resize_cq(3)", Cap::kCqResize, Cap::kRcQp);
+TEST_F(CqResizeTest, GrownCqHoldsTheNewDepth) {
+  // The receiving side (the active one: in this process in every mode) uses the grown CQ.
+  ASSERT_OK_AND_ASSIGN(ibv_context * pair_context, PairContext(context(), selection(), connect_method()));
+  ASSERT_OK_AND_ASSIGN(PdPtr pd, AllocPd(pair_context));
+  ASSERT_OK_AND_ASSIGN(CqPtr cq, CreateCq(pair_context, 8));
+  const int messages = 2 * cq->cqe + 1;  // more than the CQ held before it grew
+  const int target = std::min(4 * cq->cqe, device_attr().orig_attr.max_cqe);
+  if (target < messages) GTEST_SKIP() << "max_cqe " << device_attr().orig_attr.max_cqe << " leaves no room to grow";
+  RecordProperty("cqe_before_growing", cq->cqe);
+  ASSERT_THAT(ibv_resize_cq(cq.get(), target), ErrnoIs(0));
+  ASSERT_GE(cq->cqe, target);
+  PairOptions options = CompletionSourceOptions(static_cast<uint32_t>(messages));
+  options.buffer_size = static_cast<size_t>(messages) * kMessageBytes;
+  options.active_shared = {pd.get(), nullptr, cq.get()};
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
+  ASSERT_OK(SendMessages(pair.remote(), pair.local(), messages));
+  ASSERT_OK(pair.remote().PollSends(messages).status());  // every receive is on the CQ by now
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> recvs, pair.local().PollRecvs(messages));
+  for (int i = 0; i < messages; ++i) {
+    EXPECT_THAT(recvs[i], CompletionIs(RecvCompletion(kFirstWrId + i, pair.local().qp_num(), kMessageBytes)));
+  }
 }
 
 RDMACHECK_ABOUT(CqResizeTest, BelowWaitingCompletionsFailsEinval,
