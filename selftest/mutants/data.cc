@@ -1,7 +1,8 @@
 // Data mutants: the completion is right, the bytes it describes are not: a received byte
 // corrupted, a byte written past a received message, a byte of an RDMA READ corrupted, the
-// responder's byte just past a READ's source range changed, an atomic's original value
-// wrong. The buffers come from the posted work requests (posted_buffers.cc) and the MRs of
+// responder's byte just past a READ's source range changed, a byte of an RDMA WRITE's target
+// corrupted or the one just past it changed, an atomic's original value wrong, a FETCH_ADD
+// that never reaches the remote word. The buffers come from the posted work requests (posted_buffers.cc) and the MRs of
 // this process (registered_memory.cc); only registered bytes are touched.
 #include "selftest/mutants/families.h"
 
@@ -62,6 +63,24 @@ std::vector<Mutant> DataMutants() {
          const Buffer read = SendBuffer(wc, IBV_WC_RDMA_READ);
          if (read.found) Flip(LocalAddress(read.rkey, read.remote_addr + read.Length(), 1));
        }},
+      // Loopback only, like the next: the WRITE's target MR is in this process. A successful
+      // send completion of an RC WRITE means the bytes are placed (IBTA Vol 1 9.7.5.1.3).
+      {.name = "data_write_byte",
+       .what = "the first byte an RDMA WRITE puts at the remote address is corrupted",
+       .suites = "datapath", .filter = "Connect/RdmaWriteSizeTest.WriteLandsIntact/RdmaCm_MtuPlusOne", .devices = "",
+       .survives = nullptr,
+       .completion = [](ibv_wc& wc) {
+         const Buffer write = SendBuffer(wc, IBV_WC_RDMA_WRITE);
+         if (write.found && write.Length() > 0) Flip(LocalAddress(write.rkey, write.remote_addr, 1));
+       }},
+      {.name = "write_target_overrun",
+       .what = "after a successful RDMA WRITE, the remote byte just past the written range is changed",
+       .suites = "datapath", .filter = "Connect/RdmaWriteSizeTest.WriteLandsIntact/RdmaCm_MtuPlusOne", .devices = "",
+       .survives = nullptr,
+       .completion = [](ibv_wc& wc) {
+         const Buffer write = SendBuffer(wc, IBV_WC_RDMA_WRITE);
+         if (write.found) Flip(LocalAddress(write.rkey, write.remote_addr + write.Length(), 1));
+       }},
       {.name = "atomic_original_value",
        .what = "the original value a FETCH_ADD returns is off by one",
        .suites = "atomics", .filter = "Connect/AtomicsTest.FetchAddAddsAndReturnsTheOriginal/RdmaCm", .devices = "rxe0",
@@ -71,6 +90,17 @@ std::vector<Mutant> DataMutants() {
            ++*reinterpret_cast<volatile uint64_t*>(addr);
            Acted();
          }
+       }},
+      {.name = "fetch_add_not_applied",
+       .what = "a FETCH_ADD returns the original value but the remote word keeps it (the add is lost)",
+       .suites = "atomics", .filter = "Connect/AtomicsTest.FetchAddAddsAndReturnsTheOriginal/RdmaCm", .devices = "rxe0",
+       .survives = nullptr,
+       .completion = [](ibv_wc& wc) {
+         const Buffer add = SendBuffer(wc, IBV_WC_FETCH_ADD);
+         const uint64_t original = add.At(0), word = LocalAddress(add.rkey, add.remote_addr, 8);
+         if (!original || !word) return;
+         *reinterpret_cast<volatile uint64_t*>(word) = *reinterpret_cast<volatile uint64_t*>(original);
+         Acted();
        }},
   };
 }

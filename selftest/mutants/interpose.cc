@@ -242,7 +242,10 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   static auto real = Real<int (*)(ibv_qp*, ibv_qp_attr*, int)>("ibv_modify_qp");
   int ret = real(qp, attr, mask);
   if (ret == 0 && Active()) rdmacheck::mutants::RecordModify(qp, attr, mask);
-  return ret;
+  if (!Active() || !Active()->modify_qp_result) return ret;
+  const int mutated = Active()->modify_qp_result(qp, attr, mask, ret);
+  if (mutated != ret) rdmacheck::mutants::Acted();
+  return mutated;
 }
 
 int ibv_destroy_qp(ibv_qp* qp) {

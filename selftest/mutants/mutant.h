@@ -56,6 +56,8 @@ struct Mutant {
   int (*post_recv_result)(ibv_recv_wr* wr, int ret, ibv_recv_wr** bad_wr) = nullptr;
   int (*req_notify_cq)(ibv_cq* cq, int solicited_only, int (*real)(ibv_cq*, int)) = nullptr;
   int (*resize_cq)(ibv_cq* cq, int cqe, int (*real)(ibv_cq*, int)) = nullptr;  // calls Acted()
+  // The result of ibv_modify_qp: `ret` what the device returned.
+  int (*modify_qp_result)(ibv_qp* qp, const ibv_qp_attr* attr, int mask, int ret) = nullptr;
   void (*query_qp)(ibv_qp* qp, ibv_qp_attr* attr, int mask, ibv_qp_init_attr* init) = nullptr;
   // The caps create_qp writes back (`granted`), and what the caller asked for.
   void (*created_qp)(ibv_qp* qp, const ibv_qp_cap& requested, ibv_qp_cap* granted) = nullptr;
@@ -96,7 +98,7 @@ struct Buffer {
   int num_sge = 0;  // of sges[]
   bool found = false;
   ibv_wr_opcode opcode = IBV_WR_SEND;  // a send's
-  uint64_t remote_addr = 0;            // an RDMA READ/WRITE's
+  uint64_t remote_addr = 0;            // an RDMA READ/WRITE's or an atomic's
   uint32_t rkey = 0;
 
   uint64_t Length() const {

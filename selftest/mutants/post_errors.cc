@@ -1,6 +1,7 @@
 // Mutants of a refused post: the device refuses the same work requests, but reports it
 // wrongly: the other errno of the two the man pages name (ENOMEM for a full queue,
-// EINVAL for a bad WR), bad_wr pointing past the WR that failed, or no error at all.
+// EINVAL for a bad WR), bad_wr pointing past the WR that failed, or no error at all. And of
+// a refused QP modify: reported as done (the QP stays where it was) or with another errno.
 #include <cerrno>
 
 #include "selftest/mutants/families.h"
@@ -9,6 +10,12 @@ namespace rdmacheck::mutants {
 namespace {
 
 int OtherErrno(int ret) { return ret == ENOMEM ? EINVAL : ENOMEM; }
+
+// Moves the QP state machine does not connect (IBTA Vol 1 10.3.1), from three states.
+constexpr char kIllegalMoves[] =
+    "Table/QpIllegalTransitionTest.FailsAndStateStays/RC_RESET_to_RTR:"
+    "Table/QpIllegalTransitionTest.FailsAndStateStays/RC_INIT_to_RTS:"
+    "Table/QpIllegalTransitionTest.FailsAndStateStays/RC_RTS_to_RTR";
 
 constexpr char kSendRefused[] = "Connect/PostErrorTest.TooManySgesIsRefusedWithEinval/RdmaCm_SendQueue";
 // Not on siw0: siw's ibv_post_send never refuses a WR in these tests (it accepts one with too
@@ -44,6 +51,16 @@ std::vector<Mutant> PostMutants() {
        .suites = "srq", .filter = "SrqTrafficTest.PostChainStopsAtBadWr",
        .devices = "", .survives = nullptr,
        .post_recv_result = [](ibv_recv_wr*, int, ibv_recv_wr**) { return 0; }},
+      // Not on siw0: siw accepts the illegal moves of these tests already (expected
+      // deviations), so there is no refusal to misreport.
+      {.name = "illegal_transition_accepted",
+       .what = "an ibv_modify_qp the device refused returns 0 (the QP stays in its state)",
+       .suites = "qp_state", .filter = kIllegalMoves, .devices = "rxe0", .survives = nullptr,
+       .modify_qp_result = [](ibv_qp*, const ibv_qp_attr*, int, int) { return 0; }},
+      {.name = "modify_qp_errno",
+       .what = "a refused ibv_modify_qp returns EPERM where the device said EINVAL",
+       .suites = "qp_state", .filter = kIllegalMoves, .devices = "rxe0", .survives = nullptr,
+       .modify_qp_result = [](ibv_qp*, const ibv_qp_attr*, int, int ret) { return ret == EINVAL ? EPERM : ret; }},
   };
 }
 

@@ -60,6 +60,10 @@ void RecordSend(uint32_t qp_num, const ibv_send_wr* wr) {
     b.remote_addr = wr->wr.rdma.remote_addr;
     b.rkey = wr->wr.rdma.rkey;
   }
+  if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+    b.remote_addr = wr->wr.atomic.remote_addr;
+    b.rkey = wr->wr.atomic.rkey;
+  }
   std::lock_guard<std::mutex> lock(State().mutex);
   State().send[{qp_num, wr->wr_id}] = b;
   if (wr->opcode == IBV_WR_SEND_WITH_INV) State().invalidated_rkeys.insert(wr->invalidate_rkey);
