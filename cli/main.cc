@@ -8,6 +8,10 @@
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 
+#ifndef RDMACHECK_VERSION  // set by CMake from project(... VERSION)
+#define RDMACHECK_VERSION "unknown"
+#endif
+
 namespace rdmacheck {
 namespace {
 
@@ -16,8 +20,8 @@ void PrintHelp() {
   for (const Command& c : Commands()) {
     if (!c.hidden) std::cout << "  " << c.name << std::string(10 - std::min<size_t>(c.name.size(), 9), ' ') << c.summary << "\n";
   }
-  std::cout << "\n`rdmacheck COMMAND --help` shows a command's flags. Exit codes: 0 ok, 1 failures found, "
-               "2 could not run.\n";
+  std::cout << "\n`rdmacheck COMMAND --help` shows a command's flags; `rdmacheck --version` the version. Exit "
+               "codes: 0 ok, 1 failures found, 2 could not run.\n";
 }
 
 bool IsHelp(absl::string_view arg) { return arg == "--help" || arg == "-h" || arg == "-?"; }
@@ -41,6 +45,10 @@ int Main(int argc, char** argv) {
   std::vector<std::string> args(gtest_argv.begin() + 1, gtest_argv.begin() + gtest_argc);
   if (help && (args.empty() || args[0] == "help")) {
     PrintHelp();
+    return kExitOk;
+  }
+  if (!args.empty() && (args[0] == "--version" || args[0] == "version")) {
+    std::cout << "rdmacheck " << RDMACHECK_VERSION << "\n";
     return kExitOk;
   }
   if (args.empty() || args[0] == "help") {
