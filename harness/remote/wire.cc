@@ -158,7 +158,9 @@ nlohmann::json ToJson(const GuardSpec& spec) {
 
 absl::StatusOr<GuardSpec> GuardSpecFromJson(const nlohmann::json& j) {
   return Parse<GuardSpec>("guarded target", [&] {
-    GuardSpec spec{j.at("access").get<int>(), j.at("other_pd").get<bool>()};
+    GuardSpec spec;
+    spec.access = j.at("access").get<int>();
+    spec.other_pd = j.at("other_pd").get<bool>();
     if (j.contains("iova")) spec.iova = j.at("iova").get<uint64_t>();
     return spec;
   });

@@ -59,7 +59,8 @@ class IovaMrTest : public PairTestWith<IovaBase> {
   }
   // The responder's guarded MR at this instance's iova.
   absl::StatusOr<std::unique_ptr<GuardedTarget>> GuardAtIova(Endpoint& side, int access = kRights) {
-    GuardSpec spec{access};
+    GuardSpec spec;
+    spec.access = access;
     spec.iova = IovaOf(param());
     return side.Guard(spec);
   }

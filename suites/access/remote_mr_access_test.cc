@@ -128,7 +128,7 @@ TEST_P(ReregAccessTest, DroppedRightIsRefused) {
   RDMACHECK_REQUIRE(CapOf(op));
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<GuardedTarget> target,
-                       pair.remote().Guard({kAllRemoteRights & ~IBV_ACCESS_REMOTE_ATOMIC}));
+                       pair.remote().Guard({kAllRemoteRights & ~IBV_ACCESS_REMOTE_ATOMIC, false, {}}));
   const int reduced = IBV_ACCESS_LOCAL_WRITE | ((IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ) & ~RemoteRightOf(op));
   ASSERT_OK(target->Reregister(reduced));
 

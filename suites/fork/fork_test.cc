@@ -85,17 +85,17 @@ RDMACHECK_ABOUT(ForkTest, ChildCannotReachParentsRegisteredMemory,
                 "fork(2) (copy-on-write); IBTA Vol 1 10.6.3.1 (a registered region stays bound to its pages)",
                 Cap::kForkSafe, Cap::kRcQp, Cap::kRdmaWrite, Cap::kRdmaRead);
 TEST_F(ForkTest, ChildCannotReachParentsRegisteredMemory) {
-  PairOptions options;
-  options.buffer_size = 2 * 4096;
-  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   constexpr uint32_t kLength = 4096;  // a page each: [0, 4096) read back, [4096, 8192) written
-  ASSERT_OK(pair.remote().Fill({0, options.buffer_size}, Pattern::Constant(0x11)));
-  ASSERT_OK(pair.local().Fill({0, options.buffer_size}, Pattern::Seeded(0xf01)));
+  PairOptions options;
+  options.buffer_size = 2 * kLength;
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
+  ASSERT_OK(pair.remote().Fill({0, 2 * kLength}, Pattern::Constant(0x11)));
+  ASSERT_OK(pair.local().Fill({0, 2 * kLength}, Pattern::Seeded(0xf01)));
 
   ScribblingChild child(pair.local().buffer().data(), options.buffer_size, 0xee);
   ASSERT_TRUE(child.started()) << "fork: " << std::strerror(errno);
   ASSERT_TRUE(child.AwaitScribbled()) << "the child did not report its write";
-  ASSERT_OK(pair.local().Fill({0, options.buffer_size}, Pattern::Seeded(0xf02)));  // the parent's pages, written
+  ASSERT_OK(pair.local().Fill({0, 2 * kLength}, Pattern::Seeded(0xf02)));  // the parent's pages, written
 
   // The peer reads the parent's first page and writes its second.
   ASSERT_OK(pair.remote().Post(SendRequest::Read(1, {{0, kLength}}, pair.remote().peer_buffer().At(0, kLength))));
