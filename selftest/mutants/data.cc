@@ -32,6 +32,14 @@ Buffer SendBuffer(const ibv_wc& wc, ibv_wc_opcode opcode) {
   return TakeSend(wc.qp_num, wc.wr_id);
 }
 
+// The responder's byte at the start of a successful RDMA READ's or WRITE's remote range, or
+// the one just past it. Loopback only: the responder's MR is in this process.
+void RemoteByte(const ibv_wc& wc, ibv_wc_opcode opcode, bool past_the_end) {
+  const Buffer b = SendBuffer(wc, opcode);
+  if (!b.found || (!past_the_end && b.Length() == 0)) return;
+  Flip(LocalAddress(b.rkey, b.remote_addr + (past_the_end ? b.Length() : 0), 1));
+}
+
 }  // namespace
 
 std::vector<Mutant> DataMutants() {
@@ -59,28 +67,19 @@ std::vector<Mutant> DataMutants() {
        // around a READ's source range (issue 30, item 6; branch vsuites).
        .suites = "datapath", .filter = "Connect/RdmaReadSizeTest.ReadReturnsRemoteBytes/RdmaCm_MtuPlusOne",
        .devices = "", .survives = nullptr,
-       .completion = [](ibv_wc& wc) {
-         const Buffer read = SendBuffer(wc, IBV_WC_RDMA_READ);
-         if (read.found) Flip(LocalAddress(read.rkey, read.remote_addr + read.Length(), 1));
-       }},
-      // Loopback only, like the next: the WRITE's target MR is in this process. A successful
-      // send completion of an RC WRITE means the bytes are placed (IBTA Vol 1 9.7.5.1.3).
+       .completion = [](ibv_wc& wc) { RemoteByte(wc, IBV_WC_RDMA_READ, true); }},
+      // A successful send completion of an RC WRITE means the bytes are placed (IBTA Vol 1
+      // 9.7.5.1.3).
       {.name = "data_write_byte",
        .what = "the first byte an RDMA WRITE puts at the remote address is corrupted",
        .suites = "datapath", .filter = "Connect/RdmaWriteSizeTest.WriteLandsIntact/RdmaCm_MtuPlusOne", .devices = "",
        .survives = nullptr,
-       .completion = [](ibv_wc& wc) {
-         const Buffer write = SendBuffer(wc, IBV_WC_RDMA_WRITE);
-         if (write.found && write.Length() > 0) Flip(LocalAddress(write.rkey, write.remote_addr, 1));
-       }},
+       .completion = [](ibv_wc& wc) { RemoteByte(wc, IBV_WC_RDMA_WRITE, false); }},
       {.name = "write_target_overrun",
        .what = "after a successful RDMA WRITE, the remote byte just past the written range is changed",
        .suites = "datapath", .filter = "Connect/RdmaWriteSizeTest.WriteLandsIntact/RdmaCm_MtuPlusOne", .devices = "",
        .survives = nullptr,
-       .completion = [](ibv_wc& wc) {
-         const Buffer write = SendBuffer(wc, IBV_WC_RDMA_WRITE);
-         if (write.found) Flip(LocalAddress(write.rkey, write.remote_addr + write.Length(), 1));
-       }},
+       .completion = [](ibv_wc& wc) { RemoteByte(wc, IBV_WC_RDMA_WRITE, true); }},
       {.name = "atomic_original_value",
        .what = "the original value a FETCH_ADD returns is off by one",
        .suites = "atomics", .filter = "Connect/AtomicsTest.FetchAddAddsAndReturnsTheOriginal/RdmaCm", .devices = "rxe0",
