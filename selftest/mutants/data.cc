@@ -2,8 +2,9 @@
 // corrupted, a byte written past a received message, a byte of an RDMA READ corrupted, the
 // responder's byte just past a READ's source range changed, a byte of an RDMA WRITE's target
 // corrupted or the one just past it changed, an atomic's original value wrong, a FETCH_ADD
-// that never reaches the remote word. The buffers come from the posted work requests (posted_buffers.cc) and the MRs of
-// this process (registered_memory.cc); only registered bytes are touched.
+// that never reaches the remote word. The buffers come from the posted work requests
+// (posted_buffers.cc) and the MRs of this process (registered_memory.cc); only registered
+// bytes are touched.
 #include "selftest/mutants/families.h"
 
 namespace rdmacheck::mutants {
