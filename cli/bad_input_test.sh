@@ -48,6 +48,10 @@ expect_usage_error "tshark could not read" wire check "$src/README.md"
 expect_usage_error "no RDMA packets in empty.pcap" wire check empty.pcap
 expect_usage_error "no RDMA packets in .*tcp_ssh_no_rdma.pcap" wire check "$src/unit/testdata/wire/real/tcp_ssh_no_rdma.pcap"
 expect_usage_error "--path_mtu=12" wire check --path_mtu=12 empty.pcap
+expect_usage_error "wire watch: 'rxe,52:54' is not NAME,MAC_A" wire watch rxe,52:54
+expect_usage_error "not a MAC address: '52:54:00:88:01'" wire watch rxe,52:54:00:88:01,a.pcap,52:54:00:88:01:02,b.pcap
+expect_usage_error "--stall_after must be a positive" wire watch --stall_after=0 rxe,52:54:00:88:01:01,a.pcap,52:54:00:88:01:02,b.pcap
+expect_usage_error ".*README.md: not a pcap file" wire watch "rxe,52:54:00:88:01:01,$src/README.md,52:54:00:88:01:02,b.pcap"
 
 if ls /sys/class/infiniband/* >/dev/null 2>&1; then
   dev=$(ls /sys/class/infiniband | head -n 1)

@@ -2,7 +2,9 @@
 //
 // Exit codes, for every command: 0 success, 1 the command ran and found failures
 // (failed tests, a regression), 2 it could not run (bad flags, unknown device, no device,
-// unreadable file) — with one line on stderr saying why.
+// unreadable file) — with one line on stderr saying why. `run --peer` only: 3 the peer
+// stopped answering and the run stopped early (a lab failure, not the device's; one line
+// on stderr, environment.lab_failure in results.json: runner/peer_watch.h).
 #ifndef RDMACHECK_CLI_COMMANDS_H_
 #define RDMACHECK_CLI_COMMANDS_H_
 
@@ -22,6 +24,7 @@ namespace rdmacheck {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailures = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitPeerUnreachable = 3;
 
 struct Command {
   absl::string_view name;
@@ -54,6 +57,7 @@ int ReportCommand(const std::vector<std::string>& positional);
 int ServeCommand(const std::vector<std::string>& positional);
 int BenchCommand(const std::vector<std::string>& positional);
 int WireCommand(const std::vector<std::string>& positional);
+int WireWatchCommand(const std::vector<std::string>& links);  // `wire watch`, from WireCommand
 int WireSlicesCommand(const std::vector<std::string>& positional);
 int FleetCommand(const std::vector<std::string>& positional);
 int HealthCommand(const std::vector<std::string>& positional);

@@ -2,6 +2,7 @@
 //
 //   rdmacheck wire check [--format=text|json] [--path_mtu=BYTES] CAPTURE.pcap
 //   rdmacheck wire rules [--format=text|json]
+//   rdmacheck wire watch [--stall_after=S] [--lab_failure=FILE] LINK...   (cli/wire_watch_command.cc)
 //
 // `check` exits 0 when every rule holds, 1 on a violation (each printed with its frame
 // number, rule id, message and spec reference), 2 when the capture cannot be read or holds
@@ -38,8 +39,9 @@ int WireCommand(const std::vector<std::string>& positional) {
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format != "text" && format != "json") return UsageError("--format must be text or json");
   if (positional.size() == 1 && positional[0] == "rules") return RulesCommand(format);
+  if (!positional.empty() && positional[0] == "watch") return WireWatchCommand({positional.begin() + 1, positional.end()});
   if (positional.size() != 2 || positional[0] != "check") {
-    return UsageError("usage: rdmacheck wire check [--format=text|json] CAPTURE.pcap | rdmacheck wire rules");
+    return UsageError("usage: rdmacheck wire check [--format=text|json] CAPTURE.pcap | rdmacheck wire rules | rdmacheck wire watch LINK...");
   }
   WireCheckOptions options;
   const int32_t mtu = absl::GetFlag(FLAGS_path_mtu);

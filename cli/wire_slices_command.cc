@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -28,6 +29,10 @@ ABSL_FLAG(std::string, link, "", "wire-slices: the link's name (rxe, siw)");
 ABSL_FLAG(std::string, kernel_a, "", "wire-slices: node A's kernel (serve)");
 ABSL_FLAG(std::string, kernel_b, "", "wire-slices: node B's kernel (run --peer)");
 ABSL_FLAG(std::string, wire_check, "", "wire-slices: `rdmacheck wire check --format=json` output of the capture");
+ABSL_FLAG(std::string, impairment, "",
+          "wire-slices: the wire lab's impairment (JSON: profile, netem, what it did per node), kept in the "
+          "environment as \"impairment\"");
+ABSL_DECLARE_FLAG(std::string, lab_failure);  // cli/wire_watch_command.cc: the stall `wire watch` wrote
 ABSL_FLAG(std::string, opcodes, "", "wire-slices: the opcode sequences file `list` reads (default: next to the run dir)");
 
 namespace rdmacheck {
@@ -74,6 +79,16 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
   const std::string a = absl::GetFlag(FLAGS_kernel_a), b = absl::GetFlag(FLAGS_kernel_b);
   absl::StatusOr<RunResults> run = ResultsFromJson(*results);
   if (!run.ok()) return UsageError(absl::StrCat(positional[0], ": ", run.status().message()));
+  if (const std::string path = absl::GetFlag(FLAGS_impairment); !path.empty()) {
+    absl::StatusOr<nlohmann::json> impairment = ReadJsonFile(path);
+    if (!impairment.ok()) return UsageError(impairment.status());
+    run->environment["impairment"] = *std::move(impairment);
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_lab_failure); !path.empty()) {
+    absl::StatusOr<nlohmann::json> failure = ReadJsonFile(path);
+    if (!failure.ok()) return UsageError(failure.status());
+    ApplyLabFailure(*failure, link, slices, *run);
+  }
   const nlohmann::json& env = run->environment;
   absl::StatusOr<std::optional<ExpectationFile>> expectations = ExpectationsForDriver(env.value("driver", ""));
   if (!expectations.ok()) return UsageError(expectations.status());
@@ -137,6 +152,11 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
   if (absl::Status s = WriteFile(positional[0], results->dump(2) + "\n"); !s.ok()) return UsageError(s);
   if (absl::Status s = WriteFile(opcodes_path, opcodes.dump(2) + "\n"); !s.ok()) return UsageError(s);
   const RunSummary sum = Summarize(run->tests);
+  if (run->environment.contains("lab_failure")) {
+    std::cout << "rdmacheck wire-slices: " << link << ": the lab failed, "
+              << run->environment["lab_failure"]["not_run"].size() << " tests not the device's (not run): "
+              << run->environment["lab_failure"]["reason"].get<std::string>() << std::endl;
+  }
   std::cout << "rdmacheck wire-slices: " << link << ": " << slices.size() << " tests marked, " << on_wire
             << " with RDMA packets on the wire (" << absl::StrJoin(counts, ", ") << "); judged with the wire: "
             << sum.fail << " failed, " << sum.xfail << " xfail, " << sum.xpass << " xpass; " << positional[0] << ", "

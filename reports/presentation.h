@@ -46,6 +46,12 @@ std::string CatalogueAnchor(const std::string& catalogue_id);
 // Skips by capability: "atomics 5, ud_qp 3" (the "(none)" bucket says "other 1").
 std::string SkipsText(const RunSummary& summary);
 
+// One sentence per device whose run did not finish, for the first lines of a report:
+// "siw0: the lab failed, 12 tests not run: the lab's wire stalled: link siw: ..." (results.json
+// environment "lab_failure", scripts/wire-lab.sh), or "siw0: the run did not finish
+// (complete: false); its results stop where it did".
+std::vector<std::string> IncompleteRunLines(const Report& report);
+
 }  // namespace rdmacheck
 
 #endif  // RDMACHECK_REPORTS_PRESENTATION_H_

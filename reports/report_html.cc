@@ -67,7 +67,9 @@ class Page {
         "</style>\n</head>\n<body>\n<header>\n<h1>", Esc(title), "</h1>\n<p class=\"meta\">");
     if (!r_.generated.empty()) absl::StrAppend(&out, "Generated ", Esc(r_.generated), " · ");
     absl::StrAppend(&out, Plural(static_cast<int>(r_.devices.size()), "device"), " · ",
-                    Plural(static_cast<int>(r_.matrix.size()), "test"), "</p>\n<nav>");
+                    Plural(static_cast<int>(r_.matrix.size()), "test"), "</p>\n");
+    for (const std::string& line : IncompleteRunLines(r_)) absl::StrAppend(&out, "<p class=\"lab-failure\"><strong>⚠ ", Esc(line), "</strong></p>\n");
+    out += "<nav>";
     const std::pair<const char*, const char*> sections[] = {{"summary", "Summary"},
                                                             {"environment", "Environment"},
                                                             {"capabilities", "Capabilities"},

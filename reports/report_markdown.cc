@@ -104,6 +104,7 @@ class Writer {
         &out,
         "Legend: ✅ passed · ❌ failed · ➖ skipped (capability absent) · 🟡 xfail (expected failure) · "
         "❗ xpass (listed as failing, passed) · ⛔ blocked (behind an expected failure) · · not run.\n\n");
+    for (const std::string& line : IncompleteRunLines(r_)) absl::StrAppend(&out, "**⚠ ", Cell(line), "**\n\n");
     if (r_.devices.size() > 1) {
       absl::StrAppend(&out, "**", r_.DifferingTests(), " tests and ", r_.DifferingCapabilities(),
                       " capabilities differ between the devices** (see Differences).\n\n");

@@ -178,4 +178,28 @@ nlohmann::json SliceToJson(const WireSlice& slice, const std::string& link, cons
   return j;
 }
 
+void ApplyLabFailure(const nlohmann::json& failure, const std::string& link,
+                     const std::map<std::string, WireSlice>& slices, RunResults& run) {
+  std::vector<std::string> not_run;
+  if (failure.value("link", "") == link) {
+    const int64_t before = failure.value("capture_a_frames_before", int64_t{0});
+    std::vector<TestResult> kept;
+    for (TestResult& t : run.tests) {
+      auto it = slices.find(t.name);
+      const bool ended_before = it != slices.end() && it->second.end_mark != 0 && it->second.end_mark <= before;
+      if (ended_before) {
+        kept.push_back(std::move(t));
+      } else {
+        not_run.push_back(t.name);
+      }
+    }
+    run.tests = std::move(kept);
+  }
+  run.environment["lab_failure"] = {{"reason", failure.value("reason", "the lab failed")},
+                                    {"link", failure.value("link", "")},
+                                    {"not_run", not_run}};
+  run.complete = false;
+}
+
+
 }  // namespace rdmacheck

@@ -15,6 +15,7 @@
 
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
+#include "results/results.h"
 
 namespace rdmacheck {
 
@@ -61,6 +62,14 @@ nlohmann::json SliceToJson(const WireSlice& slice, const std::string& link, cons
 // or every object with an integer "frame" (or "packet") under other JSON; an advisory
 // ("severity": "advisory") is none of them: it fails no test.
 std::vector<nlohmann::json> ViolationsOf(const nlohmann::json& wire_check);
+
+// A stalled lab link (`rdmacheck wire watch`'s JSON: reason, link, capture_a_frames_before)
+// ends what a run can say about its device: on that link only the tests whose slice ended
+// in node A's capture before the stall keep their result; the others are not the device's
+// and are listed as not run in environment "lab_failure" (also set, with the reason, for a
+// run on another link that the lab stopped); the run is marked incomplete.
+void ApplyLabFailure(const nlohmann::json& failure, const std::string& link,
+                     const std::map<std::string, WireSlice>& slices, RunResults& run);
 
 }  // namespace rdmacheck
 

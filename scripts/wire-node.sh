@@ -11,14 +11,18 @@
 # One RDMA device per NIC and subnet: rdma_cm resolves an IP to a device by its netdev.
 # Env (from wire-lab.sh): RDMACHECK_WIRE_DIR (results), RDMACHECK_WIRE_SESSION (names the
 # done file), RDMACHECK_WIRE_SUITES, RDMACHECK_WIRE_WAIT (s node A waits for B),
-# RDMACHECK_WIRE_BENCH (1: bench after the suites), RDMACHECK_BIN.
+# RDMACHECK_WIRE_BENCH (1: bench after the suites), RDMACHECK_WIRE_DEVICES (default rxe0 siw0),
+# RDMACHECK_BIN.
 set -uo pipefail
+{ # read whole before it runs: editing the file during a run must not change the run
 role=${1:?usage: wire-node.sh serve|run}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir=${RDMACHECK_WIRE_DIR:?}
 bin=${RDMACHECK_BIN:-build/rdmacheck}
 done_file=$dir/.done.${RDMACHECK_WIRE_SESSION:?}
-scale=--timeout_multiplier=4
+# Under impairment recovery takes time a lossless wire never needs (a 16 MiB RC transfer at
+# 1 % loss: well past 20 s under emulation), so waits scale further.
+scale=--timeout_multiplier=$([ -n "${RDMACHECK_WIRE_IMPAIR:-}" ] && echo 12 || echo 4)
 log() { echo "wire-node $role: $*" >&2; }
 case $role in serve) n=1 ;; run) n=2 ;; *) log "unknown role"; exit 2 ;; esac
 
@@ -32,6 +36,32 @@ for l in 0 1 2 3; do
 done
 "$repo/scripts/setup-softrdma.sh" --rxe --netdev "${ifs[1]}" && "$repo/scripts/setup-softrdma.sh" --siw --netdev "${ifs[2]}" ||
   { log "soft RDMA devices did not come up"; exit 2; }
+# An impaired wire (RDMACHECK_WIRE_IMPAIR=PROFILE[@a|@b], impair/profiles): netem on this
+# node's egress of the rxe and siw wires when the direction includes it (@a: node A's only,
+# @b: node B's only, default both); what netem did is written at the end to impair-<role>.json.
+impair=${RDMACHECK_WIRE_IMPAIR:-}
+impaired=()
+if [ -n "$impair" ]; then
+  side=both
+  [[ $impair != *@* ]] || side=${impair#*@}
+  if [ "$side" = both ] || { [ "$side" = a ] && [ $n = 1 ]; } || { [ "$side" = b ] && [ $n = 2 ]; }; then
+    impaired=("${ifs[1]}" "${ifs[2]}")
+    "$repo/impair/impair.sh" apply "${impair%@*}" "${impaired[@]}" || { log "cannot impair the wires"; exit 2; }
+    log "impaired: ${impair%@*} ($("$repo/impair/impair.sh" netem "${impair%@*}")) on ${impaired[*]}"
+  fi
+fi
+# impair_stats: what netem did on this node, and the TCP stack's own count of recovery.
+impair_stats() {
+  [ -n "$impair" ] || return 0
+  {
+    printf '{"node": "%s", "netem": ' "$([ $n = 1 ] && echo A || echo B)"
+    if [ ${#impaired[@]} -gt 0 ]; then "$repo/impair/impair.sh" stats "${impaired[@]}"; else printf '{}'; fi
+    printf ', "tcp": {'
+    nstat -asz TcpRetransSegs TcpExtTCPDSACKRecv TcpExtTCPDSACKOldSent TcpExtTCPOFOQueue TcpInCsumErrors 2>/dev/null |
+      awk 'NR > 1 && $1 !~ /^#/ { printf "%s\"%s\": %s", sep, $1, $2; sep = ", " }'
+    printf '}}\n'
+  } >"$dir/impair-$role.json"
+}
 declare -A port=([rxe0]=18515 [siw0]=18516 [rxe1]=18517)
 devices=(rxe0 siw0)
 if [ "${RDMACHECK_WIRE_BENCH:-0}" = 1 ]; then
@@ -60,6 +90,7 @@ if [ "$role" = serve ]; then
   [ -e "$done_file" ] || { log "node B never said it was done"; rc=1; }
   kill "${pids[@]}" 2>/dev/null
   wait "${pids[@]}" 2>/dev/null
+  impair_stats
   exit $rc
 fi
 
@@ -71,15 +102,15 @@ for dev in "${devices[@]}"; do
   done
 done
 rc=0
-link=1
-for dev in rxe0 siw0; do
+declare -A link=([rxe0]=1 [siw0]=2)
+for dev in ${RDMACHECK_WIRE_DEVICES:-rxe0 siw0}; do
+  [ -n "${link[$dev]:-}" ] || { log "$dev: not a device of the wire lab (rxe0, siw0)"; rc=1; continue; }
   rm -f "$dir/$dev/results.json"
   log "$dev: suites ${RDMACHECK_WIRE_SUITES} against node A"
   # Each test's start and end as a UDP datagram on its wire (runner/wire_marks.h): the
   # slices of the capture per test.
-  RDMACHECK_WIRE_MARKS=10.88.$link.1:9 "$bin" run --device="$dev" --peer="10.88.0.1:${port[$dev]}" \
+  RDMACHECK_WIRE_MARKS=10.88.${link[$dev]}.1:9 "$bin" run --device="$dev" --peer="10.88.0.1:${port[$dev]}" \
     --suites="$RDMACHECK_WIRE_SUITES" --out="$dir/$dev" "$scale" || rc=1
-  link=$((link + 1))
 done
 if [ "${RDMACHECK_WIRE_BENCH:-0}" = 1 ]; then
   for poll in event busy; do
@@ -88,5 +119,7 @@ if [ "${RDMACHECK_WIRE_BENCH:-0}" = 1 ]; then
       --iters=200 --bw_bytes=4194304 --out="$dir/bench-rxe1-$poll.json" "$scale" || log "bench --poll=$poll failed"
   done
 fi
+impair_stats
 touch "$done_file"
 exit $rc
+}

@@ -118,5 +118,41 @@ TEST(WireSlicesTest, AWireCheckReportsViolationsAreItsViolationsNotItsFaults) {
   EXPECT_EQ(found[0]["frame"], 190);
 }
 
+// A stalled link (issue 39): on that link only tests whose slice ended before the stall in
+// node A's capture stay the device's; the test in flight and every later one are not run.
+TEST(ApplyLabFailureTest, OnlyTestsThatEndedBeforeTheStallStayTheDevices) {
+  std::map<std::string, WireSlice> slices;
+  slices["A.Before"].end_mark = 90;
+  slices["A.InFlight"].end_mark = 0;  // its end mark never reached node A
+  slices["A.After"].end_mark = 150;
+  RunResults run;
+  for (const char* name : {"A.Before", "A.InFlight", "A.After", "A.Unmarked"}) {
+    TestResult t;
+    t.name = name;
+    t.status = TestStatus::kFail;
+    run.tests.push_back(t);
+  }
+  const nlohmann::json failure = {{"reason", "the lab's wire stalled: link siw: ..."},
+                                  {"link", "siw"},
+                                  {"capture_a_frames_before", 100}};
+  ApplyLabFailure(failure, "siw", slices, run);
+  ASSERT_EQ(run.tests.size(), 1u);
+  EXPECT_EQ(run.tests[0].name, "A.Before");
+  EXPECT_FALSE(run.complete);
+  EXPECT_EQ(run.environment["lab_failure"]["not_run"],
+            nlohmann::json({"A.InFlight", "A.After", "A.Unmarked"}));
+  EXPECT_EQ(run.environment["lab_failure"]["reason"], "the lab's wire stalled: link siw: ...");
+}
+
+TEST(ApplyLabFailureTest, ARunOnAnotherLinkKeepsItsResultsAndIsMarkedIncomplete) {
+  std::map<std::string, WireSlice> slices;
+  RunResults run;
+  run.tests.resize(2);
+  ApplyLabFailure({{"reason", "stalled"}, {"link", "siw"}, {"capture_a_frames_before", 5}}, "rxe", slices, run);
+  EXPECT_EQ(run.tests.size(), 2u);
+  EXPECT_FALSE(run.complete);
+  EXPECT_EQ(run.environment["lab_failure"]["not_run"], nlohmann::json::array());
+}
+
 }  // namespace
 }  // namespace rdmacheck
