@@ -7,8 +7,11 @@
 #include <sstream>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace rdmacheck {
 
@@ -34,6 +37,15 @@ absl::StatusOr<TestStatus> TestStatusFromName(absl::string_view name) {
 }
 
 bool IsFailure(TestStatus status) { return status == TestStatus::kFail || status == TestStatus::kXpass; }
+
+void AppendFailurePart(std::string& message, absl::string_view part) {
+  std::vector<absl::string_view> lines;
+  for (absl::string_view line : absl::StrSplit(part, '\n')) {
+    if (!absl::StripAsciiWhitespace(line).empty()) lines.push_back(absl::StripTrailingAsciiWhitespace(line));
+  }
+  if (lines.empty()) return;
+  absl::StrAppend(&message, message.empty() ? "" : kFailurePartSeparator, absl::StrJoin(lines, "\n"));
+}
 
 std::string TestBodyName(const std::string& test_name) {
   // GoogleTest full names are "[Prefix/]Fixture.Name[/param]"; the prefix holds no '.'.
@@ -262,6 +274,37 @@ std::string XmlEscape(absl::string_view text) {
   return out;
 }
 
+// The results of one <testsuite>, in the run's order.
+struct JunitSuite {
+  std::string name;
+  double duration_ms = 0;
+  bool timed = false;  // a suite the run planned; the run's own results' suites have no timing
+  std::vector<const TestResult*> tests;
+};
+
+// The suites the run timed, in its order, then every other suite a result names ("capabilities",
+// "run"): each result in exactly one.
+std::vector<JunitSuite> JunitSuites(const RunResults& results) {
+  std::vector<JunitSuite> suites;
+  std::map<std::string, size_t> index;
+  auto suite = [&](const std::string& name) -> JunitSuite& {
+    auto [it, added] = index.emplace(name, suites.size());
+    if (added) suites.emplace_back().name = name;
+    return suites[it->second];
+  };
+  for (const SuiteTiming& timing : results.suites) {
+    JunitSuite& s = suite(timing.name);
+    s.duration_ms += timing.duration_ms;
+    s.timed = true;
+  }
+  for (const TestResult& t : results.tests) {
+    JunitSuite& s = suite(t.suite);
+    s.tests.push_back(&t);
+    if (!s.timed) s.duration_ms += t.duration_ms;
+  }
+  return suites;
+}
+
 }  // namespace
 
 std::string ResultsToJunit(const RunResults& results) {
@@ -271,11 +314,8 @@ std::string ResultsToJunit(const RunResults& results) {
   xml << absl::StrFormat("<testsuites name=\"rdmacheck %s\" tests=\"%d\" failures=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
                          XmlEscape(results.device), all.total, all.fail + all.xpass, all.skip + all.xfail + all.blocked,
                          results.duration_ms / 1000);
-  for (const SuiteTiming& suite : results.suites) {
-    std::vector<const TestResult*> tests;
-    for (const TestResult& t : results.tests) {
-      if (t.suite == suite.name) tests.push_back(&t);
-    }
+  for (const JunitSuite& suite : JunitSuites(results)) {  // every result once: the totals above are the cases
+    const std::vector<const TestResult*>& tests = suite.tests;
     int failures = 0, skipped = 0;
     for (const TestResult* t : tests) {
       failures += IsFailure(t->status);

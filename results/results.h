@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "harness/files.h"  // WriteFile, used by every writer of results
 #include "nlohmann/json.hpp"
 
@@ -35,7 +36,7 @@ struct TestResult {
   std::string suite;  // rdmacheck suite: the folder under suites/
   std::string name;   // GoogleTest full name, e.g. "PdTest.AllocDealloc" or "Inst/CqTest.Create/1"
   TestStatus status = TestStatus::kPass;
-  std::string message;     // failure messages, or the skip reason
+  std::string message;     // the failure's parts (AppendFailurePart), or the skip reason
   std::string capability;  // the missing capability of a skip
   // The failure is not the test's own verdict: the child crashed, the watchdog killed it,
   // it never ran, it leaked, or the kernel logged a splat. No expectation ever covers such
@@ -61,6 +62,14 @@ struct TestResult {
   // The test's window on CLOCK_MONOTONIC in microseconds (0: unknown); not in results.json.
   int64_t start_us = 0, end_us = 0;
 };
+
+// A failed test's message holds one part per failed assertion: GoogleTest's "file.cc:LINE: ..."
+// with its "Google Test trace:" lines, or a failure without a location (an exception's
+// "C++ exception with description ..."). Parts are separated by one blank line and hold no
+// blank line of their own (it is dropped), so they split back exactly (FailureParts,
+// capabilities/expectations/expectations.h) and an expectation matches each on its own.
+inline constexpr char kFailurePartSeparator[] = "\n\n";
+void AppendFailurePart(std::string& message, absl::string_view part);
 
 struct SuiteTiming {
   std::string name;
@@ -127,7 +136,11 @@ nlohmann::json ResultsToJson(const RunResults& results);
 absl::StatusOr<RunResults> ResultsFromJson(const nlohmann::json& json);
 absl::StatusOr<RunResults> LoadResults(const std::string& path);
 
-// JUnit XML as CI systems read it: one <testsuite> per rdmacheck suite.
+// JUnit XML as CI systems read it: one <testsuite> per rdmacheck suite, and one <testcase>
+// per result whatever its suite (the run's own results too: "capabilities"'s
+// BrokenCapability.*, "run"'s RunFloor.*, --strict's, the kernel's reports outside every
+// test), so every failure that fails the run is a failed test case; the totals count the
+// test cases written.
 std::string ResultsToJunit(const RunResults& results);
 
 }  // namespace rdmacheck

@@ -100,15 +100,15 @@ class EventWriter : public ::testing::EmptyTestEventListener {
     e.end_us = MonotonicMicros();
     e.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
     e.status = result.Failed() ? TestStatus::kFail : result.Skipped() ? TestStatus::kSkip : TestStatus::kPass;
+    // One part per failed assertion (or skip), as the expectations split them back
+    // (AppendFailurePart): a trace's lines end their part, and so does an exception's text.
     for (int i = 0; i < result.total_part_count(); ++i) {
       const ::testing::TestPartResult& part = result.GetTestPartResult(i);
       bool wanted = e.status == TestStatus::kSkip ? part.skipped() : part.failed();
       if (!wanted) continue;
-      if (!e.message.empty()) e.message += "\n";
-      if (part.failed() && part.file_name() != nullptr) {
-        absl::StrAppend(&e.message, part.file_name(), ":", part.line_number(), ": ");
-      }
-      e.message += part.message();
+      const bool located = part.failed() && part.file_name() != nullptr;
+      AppendFailurePart(e.message, located ? absl::StrCat(part.file_name(), ":", part.line_number(), ": ", part.message())
+                                           : std::string(part.message()));
     }
     for (int i = 0; i < result.test_property_count(); ++i) {
       const ::testing::TestProperty& p = result.GetTestProperty(i);

@@ -216,6 +216,13 @@ TEST(ApplyExpectationTest, AFailureThatDoesNotMatchTheSignatureStaysAFailure) {
   EXPECT_TRUE(other.expectation_reason.empty());
 }
 
+// A failure message as the runner joins its parts.
+std::string Joined(const std::vector<std::string>& parts) {
+  std::string message;
+  for (const std::string& part : parts) AppendFailurePart(message, part);
+  return message;
+}
+
 // Each failed assertion must be the deviation: a second, different failure in the same
 // test (a wrong value after the known wrong status) makes it a failure.
 TEST(ApplyExpectationTest, EveryFailedAssertionMustMatchTheSignature) {
@@ -224,19 +231,24 @@ TEST(ApplyExpectationTest, EveryFailedAssertionMustMatchTheSignature) {
   ExpectationFile file = File({entry});
   const std::string known = "a.cc:10: Value of: wc\n  Actual: status is IBV_WC_LOC_QP_OP_ERR, expected IBV_WC_LOC_PROT_ERR";
   EXPECT_THAT(FailureParts(known + "\nb.cc:20: byte 3 is 0x00"), ElementsAre(known, "b.cc:20: byte 3 is 0x00"));
-  // SCOPED_TRACE lines belong to the assertion above them (GoogleTest ends each with a
-  // newline, and the runner joins parts with another).
+  // SCOPED_TRACE lines belong to the assertion above them; the runner separates parts with a
+  // blank line (AppendFailurePart), so what follows a trace, located or not, is a part of its
+  // own, and a part's own blank line is dropped. (failure_parts_test.cc splits the messages
+  // of a real GoogleTest process.)
   const std::string traced = "a.cc:1: mtu 3 vs 1\nGoogle Test trace:\na.cc:9: port 1\na.cc:8: device rxe0";
-  EXPECT_THAT(FailureParts(traced + "\n\nb.cc:2: other"), ElementsAre(traced, "b.cc:2: other"));
+  const std::string thrown = "C++ exception with description \"x\" thrown in the test body.";
+  EXPECT_THAT(FailureParts(Joined({traced, "b.cc:2: other\n\n", thrown})), ElementsAre(traced, "b.cc:2: other", thrown));
   EXPECT_THAT(FailureParts(traced + "\n"), ElementsAre(traced));
+  EXPECT_THAT(FailureParts(Joined({"a.cc:1: mtu 3 vs 1\n\n  \nwant 1\n"})), ElementsAre("a.cc:1: mtu 3 vs 1\nwant 1"));
+  EXPECT_THAT(FailureParts(traced + "\nrxe.pcap:3: roce.psn: gap"), ElementsAre(traced, "rxe.pcap:3: roce.psn: gap"));
 
   TestResult two = Result(TestStatus::kFail);
-  two.message = known + "\n" + known;
+  two.message = Joined({known, known});
   ApplyExpectation(&file.entries[0], two);
   EXPECT_EQ(two.status, TestStatus::kXfail);
 
   TestResult extra = Result(TestStatus::kFail);
-  extra.message = known + "\nb.cc:20: DATA_LOSS: byte 3 is 0x00, expected 0x5a";
+  extra.message = Joined({known, "b.cc:20: DATA_LOSS: byte 3 is 0x00, expected 0x5a"});
   ApplyExpectation(&file.entries[0], extra);
   EXPECT_EQ(extra.status, TestStatus::kFail);
 }

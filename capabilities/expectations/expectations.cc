@@ -190,37 +190,39 @@ bool Expectation::Matches(absl::string_view test_name) const {
   return Glob(test, test_name) || Glob(test, TestBodyName(std::string(test_name)));
 }
 
-// A failure message holds one part per failed assertion, each starting "file.cc:LINE: ".
-// Every part must be the known deviation: a second, different failure in the same test
-// is not covered by the entry.
-// The lines of a "Google Test trace:" block (SCOPED_TRACE) look like parts, but belong to the
-// assertion above them.
+// A failure message holds one part per failed assertion, separated by a blank line
+// (AppendFailurePart, results/results.h); every part must be the known deviation: a second,
+// different failure in the same test is not covered by the entry.
+// Inside a blank-line block, a line that starts with a location ("file.cc:LINE: ", a wire
+// violation's "link.pcap:FRAME: ", reports/wire_verdict.h) starts another part as well: lines
+// appended one per line (the wire verdict's) are parts too, and splitting more never absorbs
+// more. The lines after a "Google Test trace:" header (SCOPED_TRACE) look like parts but are
+// the assertion's own, up to the end of its block; a capture's line is never a trace line.
 std::vector<absl::string_view> FailureParts(absl::string_view message) {
-  // A failed assertion starts "file.cc:LINE: "; a wire violation (reports/wire_verdict.h)
-  // "link.pcap:FRAME: ".
-  static const std::regex kPartStart(R"re((^|\n)[^\s:]+\.(cc|h|pcap):\d+: )re");
+  static const std::regex kLocated(R"re(^[^\s:]+\.(cc|h|pcap):\d+: )re");
+  static const std::regex kCaptureLocated(R"re(^[^\s:]+\.pcap:\d+: )re");
   static constexpr absl::string_view kTraceHeader = "Google Test trace:";
-  std::vector<size_t> starts;
-  size_t trace_continues_at = absl::string_view::npos;  // where the next trace line would start
-  for (auto it = std::cregex_iterator(message.begin(), message.end(), kPartStart); it != std::cregex_iterator(); ++it) {
-    const size_t start = static_cast<size_t>(it->position(0)) + it->length(1);
-    const size_t line_end = message.find('\n', start);
-    const size_t next_line = line_end == absl::string_view::npos ? message.size() : line_end + 1;
-    const bool after_header = start > kTraceHeader.size() &&
-                              message.substr(start - kTraceHeader.size() - 1, kTraceHeader.size()) == kTraceHeader;
-    if (after_header || start == trace_continues_at) {
-      trace_continues_at = next_line;
-      continue;
-    }
-    starts.push_back(start);
-  }
-  if (starts.empty() || starts[0] != 0) starts.insert(starts.begin(), 0);
+  auto starts = [](absl::string_view line, const std::regex& location) {
+    return std::regex_search(line.begin(), line.end(), location);
+  };
   std::vector<absl::string_view> parts;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    size_t end = i + 1 < starts.size() ? starts[i + 1] : message.size();
-    absl::string_view part = absl::StripAsciiWhitespace(message.substr(starts[i], end - starts[i]));
-    if (!part.empty()) parts.push_back(part);
+  for (absl::string_view block : absl::StrSplit(message, kFailurePartSeparator)) {
+    const char* part = nullptr;  // where the part being read starts
+    bool in_trace = false;
+    for (absl::string_view line : absl::StrSplit(block, '\n')) {
+      const bool new_part = in_trace ? starts(line, kCaptureLocated) : starts(line, kLocated);
+      if (part != nullptr && new_part) {
+        parts.push_back(absl::string_view(part, line.data() - part));
+        part = nullptr;
+        in_trace = false;
+      }
+      if (part == nullptr) part = line.data();
+      in_trace = in_trace || absl::StripTrailingAsciiWhitespace(line) == kTraceHeader;
+    }
+    if (part != nullptr) parts.push_back(absl::string_view(part, block.data() + block.size() - part));
   }
+  for (absl::string_view& part : parts) part = absl::StripAsciiWhitespace(part);
+  parts.erase(std::remove(parts.begin(), parts.end(), absl::string_view()), parts.end());
   return parts;
 }
 

@@ -71,7 +71,7 @@ struct Expectation {
 
   bool Matches(absl::string_view test_name) const;
   // Whether a failure with this message is the deviation this entry describes: every
-  // failed assertion in it (each part "file.cc:LINE: ...") contains a match.
+  // failed assertion in it (each part of FailureParts) contains a match.
   bool MatchesFailure(absl::string_view message) const;
   // Whether a wire entry absorbs these violations of one test (reports/wire_verdict.h parts,
   // "link.pcap:FRAME: rule: ..."): at most `absorbs` of them, each naming `wire_rule` and
@@ -122,7 +122,10 @@ std::vector<std::string> TopLevelAlternatives(absl::string_view pattern);
 // character or a bare number, as .* or \w+ or \d+ do), or "" when it does not.
 std::string SignatureTooBroad(absl::string_view alternative);
 
-// The parts of a failure message, one per failed assertion (for MatchesFailure).
+// The parts of a failure message, one per failed assertion (for MatchesFailure): the
+// runner's parts, split at its blank lines (AppendFailurePart, results/results.h), each with
+// its "Google Test trace:" lines; inside one, a line that starts "file.cc:LINE: " (outside a
+// trace) or "link.pcap:FRAME: " (a wire violation) starts another.
 std::vector<absl::string_view> FailureParts(absl::string_view message);
 
 // Turns a result into xfail / xpass as its expectation says (see above); no entry: as is.
