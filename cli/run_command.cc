@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/ascii.h"
@@ -20,6 +21,7 @@
 #include "cli/flag_parser.h"
 #include "harness/remote/peer_link.h"
 #include "runner/conformance_run.h"
+#include "runner/peer_watch.h"
 #include "runner/run_floor.h"
 #include "runner/shards.h"
 #include "harness/selection_flags.h"
@@ -155,11 +157,15 @@ int RunCommand(const std::vector<std::string>& positional) {
 
   for (const TestResult& r : broken) PrintResult(r);
 
-  // Two-host mode: the peer must answer before any child relies on it.
+  // Two-host mode: the peer must answer before any child relies on it, and again after
+  // every failure; one that stops answering stops the run (runner/peer_watch.h).
+  std::optional<PeerWatch> peer_watch;
   if (const std::string peer = absl::GetFlag(FLAGS_peer); !peer.empty()) {
     absl::StatusOr<std::unique_ptr<PeerLink>> link = PeerLink::Connect(peer, s.transport);
     if (!link.ok()) return UsageError(link.status());
     std::cout << "rdmacheck run: two-host mode: remote endpoints on " << (*link)->Describe() << std::endl;
+    peer_watch.emplace(peer, DefaultWait(), [peer](absl::Duration window) { return PingPeer(peer, window); });
+    plan.peer_watch = &*peer_watch;
   }
 
   const std::string json_path = plan.out_dir + "/results.json";
@@ -169,8 +175,9 @@ int RunCommand(const std::vector<std::string>& positional) {
     if (!absl::GetFlag(FLAGS_peer).empty()) results.environment["peer"] = absl::GetFlag(FLAGS_peer);
     for (TestResult& r : results.tests) judge(r);
     JudgeConsequences(results.tests);  // after the expectations: blocked only behind an xfail
-    if (last) {
-      for (TestResult& r : RunFloorResults(plan.tests, results.tests, plan.selection.transport)) {
+    if (last) {  // over the tests that ran: one a dead peer kept from running fails no floor item
+      for (TestResult& r : RunFloorResults(TestsRun(plan.tests, results.environment), results.tests,
+                                           plan.selection.transport)) {
         if (r.status != TestStatus::kPass) PrintResult(r);
         results.tests.push_back(std::move(r));
       }
@@ -216,6 +223,10 @@ int RunCommand(const std::vector<std::string>& positional) {
   std::cout << "\nrdmacheck run: kernel log: " << results.environment.value("kernel_log", "")
             << "\nrdmacheck run: traffic counters: " << results.environment.value("traffic_counters", "");
   std::cout << "\nrdmacheck run: results in " << json_path << std::endl;
+  if (results.environment.contains("lab_failure")) {
+    std::cerr << LabFailureLine(results.environment["lab_failure"]) << std::endl;
+    return kExitPeerUnreachable;
+  }
   return ExitCodeFor(sum);
 }
 

@@ -196,6 +196,7 @@ RunResults Execute(const RunPlan& plan) {
   options.log_dir = log_dir;
   options.test_timeout = plan.test_timeout;
   options.teardown_timeout = Scaled(absl::Seconds(30));  // close the device, count objects, exit
+  options.peer_watch = plan.peer_watch;
   if (plan.on_result) {
     options.on_result = [&](const TestResult& r) {
       std::lock_guard<std::mutex> hold(print_lock);
@@ -235,6 +236,9 @@ RunResults Execute(const RunPlan& plan) {
     results.tests = std::move(all);
   }
   results.environment["kernel_log"] = kernel_log.Describe();
+  if (plan.peer_watch != nullptr && plan.peer_watch->stopped()) {
+    results.environment["lab_failure"] = plan.peer_watch->LabFailure(TestsNotRun(plan.tests, results.tests));
+  }
   if (plan.strict && !kernel_log.readable()) {
     results.tests.push_back(RunFailure("run", kStrictKernelLogTest,
                                        absl::StrCat("--strict: the kernel log was ", kernel_log.Describe(),
@@ -250,7 +254,7 @@ RunResults Execute(const RunPlan& plan) {
     results.environment["traffic_run_totals"] = std::move(totals);
   }
   results.duration_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
-  results.complete = true;
+  results.complete = !results.environment.contains("lab_failure");  // stopped by a dead peer: not all ran
   return results;
 }
 

@@ -2,7 +2,9 @@
 // processes (one per suite, or `jobs` at once over shards of the suites: shards.h), and
 // collect one result per test, in the run's order whatever order they ended in; the
 // kernel log fails the tests it was written during (kernel_log.h), the device's counters
-// prove their traffic (counters.h).
+// prove their traffic (counters.h). In two-host mode a peer that stops answering stops
+// the run (peer_watch.h): the tests not run are listed in environment.lab_failure, and
+// the run is not complete.
 #ifndef RDMACHECK_RUNNER_CONFORMANCE_RUN_H_
 #define RDMACHECK_RUNNER_CONFORMANCE_RUN_H_
 
@@ -16,6 +18,7 @@
 #include "harness/device.h"
 #include "results/results.h"
 #include "runner/fork_server.h"
+#include "runner/peer_watch.h"
 #include "runner/test_selection.h"
 
 namespace rdmacheck {
@@ -42,6 +45,9 @@ struct RunPlan {
   // The kernel log that could not be read, the device's counters that could not be read:
   // notes by default; with `strict` (CI, the lab) each is a failing result of the run.
   bool strict = false;
+  // Two-host mode: asked after every failing result; once it finds the peer gone, the run
+  // stops and environment.lab_failure lists the tests it did not run.
+  PeerWatch* peer_watch = nullptr;
 };
 
 // Runs the plan; writes logs under out_dir/logs. Catalogue fields are filled in. Per

@@ -18,7 +18,7 @@ void RunQueue(const std::vector<Shard>& shards, size_t first, size_t last, int j
       const Shard* shard = nullptr;
       {
         std::lock_guard<std::mutex> hold(lock);
-        if (next == last) return;
+        if (next == last || RunStopping(options)) return;  // all taken, or the peer is gone
         shard = &shards[next++];
         if (callbacks.on_start) callbacks.on_start(*shard);
       }

@@ -1,6 +1,7 @@
 // Runs the shards of a run (runner/shards.h): `jobs` threads, each supervising one child at
 // a time (runner/supervisor.h), take the shared shards from one queue; then the alone
-// shards run one by one, with nothing beside them.
+// shards run one by one, with nothing beside them. Once options.peer_watch found the peer
+// gone, no shard starts any more (runner/peer_watch.h).
 #ifndef RDMACHECK_RUNNER_SHARD_POOL_H_
 #define RDMACHECK_RUNNER_SHARD_POOL_H_
 

@@ -55,6 +55,18 @@ TestResult SuiteFailure(const std::string& suite, const char* name, std::string 
   return r;
 }
 
+// Two-host mode: a failing result has the peer checked before it is recorded. The child
+// runs on meanwhile: stopping it (SIGSTOP) interrupts whatever blocking call it is in, and
+// siw's rdma_connect then breaks (its in-kernel TCP connect returns -ERESTARTSYS after the
+// handshake, siw closes the connection, the restarted connect from the same port is refused
+// by the peer: measured, 2 of 10 wire-lab runs). What the child reports during the check is
+// read only after it; when the peer is gone it is never recorded (the run stops).
+// False: the peer did not answer (`result` says so now).
+bool PeerAnswers(const ChildOptions& options, TestResult& result, pid_t /*child*/) {
+  if (options.peer_watch == nullptr || result.status != TestStatus::kFail) return true;
+  return options.peer_watch->AfterResult(result);
+}
+
 }  // namespace
 
 SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
@@ -64,13 +76,16 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
   const std::string log = absl::StrCat(stem, ".log");
   std::set<std::string> done;
   std::optional<TestResult> leak_check;  // kLeakCheckTest, recorded after the tests
-  auto record = [&](TestResult r) {
+  // Records `r`, `child` the running child (0: none); false when the peer is gone: stop.
+  auto record = [&](TestResult r, pid_t child) {
+    const bool go_on = PeerAnswers(options, r, child);
     done.insert(r.name);
     if (options.on_result) options.on_result(r);
     outcome.results.push_back(std::move(r));
+    return go_on;
   };
 
-  while (done.size() < plan.tests.size()) {
+  while (done.size() < plan.tests.size() && !RunStopping(options)) {
     std::vector<std::string> remaining;
     for (const std::string& t : plan.tests) {
       if (!done.count(t)) remaining.push_back(t);
@@ -87,7 +102,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
     int64_t running_start_us = 0;  // its window's start (kernel_log.h)
     std::string fatal;
     int wstatus = 0;
-    bool exited = false, killed = false, leak_checked = false;
+    bool exited = false, killed = false, leak_checked = false, abandoned = false;
     std::string last_test;  // the last test this child ended
     while (true) {
       for (TestEvent& e : reader.ReadNew()) {
@@ -120,13 +135,21 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
           r.start_us = e.start_us;
           r.end_us = e.end_us;
           r.traffic = std::move(e.traffic);
-          record(std::move(r));
+          if (!record(std::move(r), exited ? 0 : pid)) break;
           last_test = e.name;
           running.clear();
           running_since = absl::Now();
         } else {
           fatal = e.message;
         }
+      }
+      if (RunStopping(options)) {  // the peer is gone (found here or by another supervisor)
+        if (!exited) {
+          kill(pid, SIGKILL);
+          waitpid(pid, &wstatus, 0);
+        }
+        abandoned = true;  // what it was running, and what it had not run, are not run
+        break;
       }
       if (exited) break;
       if (waitpid(pid, &wstatus, WNOHANG) == pid) {
@@ -145,6 +168,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
       }
       usleep(20 * 1000);
     }
+    if (abandoned) break;
 
     const bool all_done = running.empty() && done.size() == plan.tests.size();
     if (all_done) {  // the child's end, after its last test
@@ -152,10 +176,12 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
       if (killed) {
         record(SuiteFailure(plan.suite, kChildEndTest,
                             absl::StrCat("the child hung ", after, ": not gone ", absl::FormatDuration(options.teardown_timeout),
-                                         " later (closing the device or the leak check), killed; child output in ", log)));
+                                         " later (closing the device or the leak check), killed; child output in ", log)),
+               0);
       } else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
         record(SuiteFailure(plan.suite, kChildEndTest,
-                            absl::StrCat(DescribeExit(wstatus), " ", after, "; child output in ", log)));
+                            absl::StrCat(DescribeExit(wstatus), " ", after, "; child output in ", log)),
+               0);
       }
       if (!leak_checked && !killed && WIFEXITED(wstatus)) {
         TestResult r = SuiteFailure(plan.suite, kLeakCheckTest,
@@ -178,8 +204,8 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
       r.duration_ms = MillisSince(running_since);
       r.start_us = running_start_us;
       r.end_us = MonotonicMicros();
-      record(std::move(r));
-      continue;  // a new child runs what is left
+      record(std::move(r), 0);
+      continue;  // a new child runs what is left (unless the peer is gone)
     }
     if (done.size() < plan.tests.size()) {
       // The child ended between tests without running the rest: it will not do better
@@ -194,11 +220,11 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
         r.status = TestStatus::kFail;
         r.abnormal = true;
         r.message = reason;
-        record(std::move(r));
+        if (!record(std::move(r), 0)) break;  // the peer is gone: the rest are not run
       }
     }
   }
-  if (leak_check) record(*std::move(leak_check));
+  if (leak_check) record(*std::move(leak_check), 0);
   outcome.duration_ms = MillisSince(suite_start);
   return outcome;
 }

@@ -10,6 +10,11 @@
 // exit 0 within `teardown_timeout` (closing the device, the leak check). A child that
 // crashes or hangs there, exits non-zero, or leaves no leak check fails the suite with
 // kChildEndTest / a failing kLeakCheckTest, with the reason.
+//
+// Two-host mode (`peer_watch` set): every failing result has the peer checked before it is
+// recorded (the child runs on; what it reports meanwhile is read after); a peer that does not answer ends
+// the suite at once (the child killed, no new one) and every other supervisor's too. The
+// tests without a result then are the run's "not run" (runner/peer_watch.h).
 #ifndef RDMACHECK_RUNNER_SUPERVISOR_H_
 #define RDMACHECK_RUNNER_SUPERVISOR_H_
 
@@ -20,6 +25,7 @@
 #include "absl/time/time.h"
 #include "results/results.h"
 #include "runner/fork_server.h"
+#include "runner/peer_watch.h"
 
 namespace rdmacheck {
 
@@ -40,7 +46,13 @@ struct ChildOptions {
   absl::Duration test_timeout;         // the watchdog, per test
   absl::Duration teardown_timeout = absl::Seconds(30);  // after the last test: close, leak check, exit
   std::function<void(const TestResult&)> on_result;  // progress, called as results arrive
+  PeerWatch* peer_watch = nullptr;     // two-host mode: checks the peer after each failure
 };
+
+// True once a peer_watch found the peer dead: start nothing more.
+inline bool RunStopping(const ChildOptions& options) {
+  return options.peer_watch != nullptr && options.peer_watch->stopped();
+}
 
 struct SuiteOutcome {
   std::vector<TestResult> results;  // in run order; catalogue fields not filled in

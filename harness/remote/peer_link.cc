@@ -1,7 +1,10 @@
 #include "harness/remote/peer_link.h"
 
+#include <algorithm>
+
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "harness/device.h"
 #include "harness/remote/proxy_endpoint.h"
 #include "harness/remote/wire.h"
@@ -9,7 +12,7 @@
 
 ABSL_FLAG(std::string, peer, "",
           "Two-host mode: HOST:PORT of an `rdmacheck serve` on the peer host; the passive endpoint of every pair "
-          "lives there");
+          "lives there. `run` pings it after each failure: one that stops answering stops the run (exit 3)");
 
 namespace rdmacheck {
 
@@ -49,6 +52,31 @@ absl::StatusOr<nlohmann::json> PeerLink::Call(nlohmann::json request, absl::Dura
     if (answer.value("seq", uint64_t{0}) < seq) continue;  // the late answer of a request that timed out
     if (!answer.value("ok", false)) return ErrorFromJson(answer);
     return answer;
+  }
+}
+
+namespace {
+
+// One ping on an open channel, one answer (any) within `within`.
+absl::Status Ping(SideChannel& channel, absl::Duration within) {
+  const absl::Time deadline = absl::Now() + within;
+  RDMACHECK_RETURN_IF_ERROR(channel.Send({{"op", "ping"}, {"seq", 1}}));
+  return channel.Receive(deadline - absl::Now()).status();
+}
+
+}  // namespace
+
+absl::Status PingPeer(const std::string& host_port, absl::Duration within) {
+  const absl::Time deadline = absl::Now() + within;
+  absl::Status first;  // the telling one: a retry cut short by the deadline only times out
+  for (;;) {
+    absl::StatusOr<SideChannel> channel = SideChannel::Connect(host_port, deadline - absl::Now());
+    absl::Status status = channel.ok() ? Ping(*channel, deadline - absl::Now()) : channel.status();
+    if (status.ok() || absl::IsInvalidArgument(status)) return status;  // alive, or an address that stays bad
+    if (first.ok()) first = status;
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) return first;
+    absl::SleepFor(std::min(absl::Milliseconds(100), left));  // refused at once: no spinning
   }
 }
 

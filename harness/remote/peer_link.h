@@ -56,6 +56,14 @@ class PeerLink : public RemoteEndpointFactory {
   ibv_mtu active_mtu_ = IBV_MTU_1024;
 };
 
+// Is the `rdmacheck serve` at "HOST:PORT" alive? Connects anew and sends a `ping`, again
+// and again until `within` has passed; OK at the first answer (any answer: a server that
+// predates `ping` answers "unknown request", alive too). Else the first error: the connect
+// refused, the connection closed or reset, or DeadlineExceeded when it stayed silent. A
+// fresh connection is a session of its own on the peer, so a session stuck in a request
+// does not make its peer look dead.
+absl::Status PingPeer(const std::string& host_port, absl::Duration within);
+
 }  // namespace rdmacheck
 
 #endif  // RDMACHECK_HARNESS_REMOTE_PEER_LINK_H_

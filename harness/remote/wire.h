@@ -19,6 +19,8 @@ namespace rdmacheck {
 // Protocol version; `hello` refuses a peer with another one.
 // 2: guarded targets ("guard", "target_*"), "move_qp_to", "qp_state" and "rewire".
 // 3: a guarded target at an iova (GuardSpec "iova"; its state carries "va").
+// "ping" (answered with "pong") needs no new version: any answer proves the peer alive,
+// an older server's "unknown request" too (PingPeer, peer_link.h).
 inline constexpr int kSideChannelVersion = 3;
 
 nlohmann::json ToJson(const PairOptions& options);  // fails on SharedObjects: see OptionsFromJson
