@@ -13,6 +13,9 @@ vm=$lab_repo/containers/vm
 cache=${RDMACHECK_CACHE:-/var/cache/rdmacheck}
 mem=${RDMACHECK_LAB_MEM:-4096}
 limit=${RDMACHECK_LAB_TIMEOUT:-3000}
+# A guest reaches its command in 10-30 s under TCG (more with several VMs on 2 cores); one
+# that has not after this long is stuck in its boot, which no later second will fix.
+boot_limit=${RDMACHECK_LAB_BOOT_TIMEOUT:-240}
 accel=${RDMACHECK_LAB_ACCEL:-}
 LAB_TAG=${LAB_TAG:-lab}
 # The root the guest boots over 9p: the host's, or an image's (scripts/lab.sh, RDMACHECK_IMAGE),
@@ -30,7 +33,8 @@ lab_check_tools() {
     need "${t%%:*}" "${t#*:}"
   done
   [ -x /bin/busybox ] || die "/bin/busybox not found (package busybox-static): run scripts/install-deps.sh"
-  [[ $mem =~ ^[0-9]+$ && $limit =~ ^[0-9]+$ ]] || die "RDMACHECK_LAB_MEM and RDMACHECK_LAB_TIMEOUT must be numbers"
+  [[ $mem =~ ^[0-9]+$ && $limit =~ ^[0-9]+$ && $boot_limit =~ ^[0-9]+$ ]] ||
+    die "RDMACHECK_LAB_MEM, RDMACHECK_LAB_TIMEOUT and RDMACHECK_LAB_BOOT_TIMEOUT must be numbers"
   case $accel in '' | kvm | tcg) ;; *) die "RDMACHECK_LAB_ACCEL must be kvm or tcg" ;; esac
 }
 
@@ -226,13 +230,33 @@ lab_qemu() {
   # tsc=reliable: under load the clocksource watchdog can declare the emulated TSC unstable;
   # switching sched_clock then patches kernel text while the other vCPU runs it, which TCG
   # does not survive (6.12: "Oops: int3" in sched_clock_cpu from __sched_clock_work, a panic).
-  a+=(-smp "$smp" -m "$mem" -append "console=ttyS0 quiet panic=-1 no_timer_check tsc=reliable"
+  a+=(-smp "$smp" -m "$mem" -append "console=ttyS0 panic=-1 no_timer_check tsc=reliable"
     -virtfs "$(share "$lab_hostroot" hostroot ,readonly=on,multidevs=remap)"
     -virtfs "$(share "$o" out)" -virtfs "$(share "$r/ctl" ctl)")
   [ "$lab_hostroot" = / ] || a+=(-virtfs "$(share "$lab_repo" repo ,readonly=on,multidevs=remap)")
   for p in con out err; do a+=(-chardev "file,id=$p,path=$r/$p" -serial "chardev:$p"); done
   printf '%s\n' "${a[@]}" "$@"
 }
+
+# lab_boot_watch RUN PID: bounds a boot. A watcher in the background kills PID (QEMU's
+# timeout wrapper) when the guest has not started its command (guest-init.sh's
+# "lab: running:" console line) within $boot_limit s, and leaves RUN/boot-stuck holding the
+# console's last line; lab_outcome then reports a lab failure, never a device's.
+lab_boot_watch() {
+  local r=$1 pid=$2
+  (
+    for ((t = 0; t < boot_limit; t++)); do
+      grep -qs '^lab: running: ' "$r/console.log" && exit 0
+      kill -0 "$pid" 2>/dev/null || exit 0
+      sleep 1
+    done
+    { grep -v '^ *$' "$r/console.log" 2>/dev/null || true; } | tail -n 1 >"$r/boot-stuck"
+    kill "$pid" 2>/dev/null
+  ) &
+}
+
+# lab_boot_stuck RUN: whether lab_boot_watch stopped that boot.
+lab_boot_stuck() { [ -f "$1/boot-stuck" ]; }
 
 # lab_wait_readers RUN: its readers end when QEMU closes the FIFOs; bounded, in case it
 # never opened them.
@@ -278,6 +302,11 @@ panic_report() {
 lab_outcome() {
   local r=$1 o=$2 console=$3 took=$4 rc=$5 status
   status=$(cat "$r/ctl/status" 2>/dev/null || true)
+  if lab_boot_stuck "$r"; then
+    tail -n 15 "$r/console.log" | sed "s/^/$LAB_TAG: console: /" >&2
+    log "error: the guest did not start its command within $boot_limit s (RDMACHECK_LAB_BOOT_TIMEOUT) and was stopped: the boot stuck (the lab failed, not the device); console's last line: '$(cat "$r/boot-stuck")'; console: $console"
+    return 125
+  fi
   if [ -z "$status" ] && grep -qs 'Kernel panic - not syncing' "$r/console.log"; then
     panic_report "$r" "$o" "$console"
     sed -n "s/^/$LAB_TAG: /;2p" "$o/lab-panic.txt" >&2

@@ -37,6 +37,9 @@
 #      RDMACHECK_OUT          results dir <out> (default <repo>/out)
 #      RDMACHECK_LAB_MEM      guest memory in MB (default 4096)
 #      RDMACHECK_LAB_TIMEOUT  seconds before the VM is killed (default 3000)
+#      RDMACHECK_LAB_BOOT_TIMEOUT
+#                             seconds the guest has to start the command (default 240);
+#                             a boot stuck longer is stopped and booted once more
 #      RDMACHECK_LAB_ACCEL    kvm or tcg (default: kvm if a cached boot probe passed)
 #      Other RDMACHECK_* variables are passed on to COMMAND.
 set -euo pipefail
@@ -91,19 +94,26 @@ mkdir -p "$out" || die "cannot create the results dir $out"
 out=$(cd "$out" && pwd)
 console=$out/lab-console.log
 rm -f "$out/lab-panic.txt"
-lab_control "$out" "$cwd" "$console" '' softrdma -- "$@"
-mapfile -t a < <(lab_qemu "$run" "$out" 2)
-
-log "booting VM ($accel, kernel $kver)"
-boot=$SECONDS
-timeout -k 10 "$limit" "${a[@]}" </dev/null &
-lab_pids=($!)
-rc=0
-wait "${lab_pids[0]}" || rc=$?
-lab_pids=()
-lab_wait_readers "$run"
-status=0
-lab_outcome "$run" "$out" "$console" $((SECONDS - boot)) "$rc" || status=$?
+# A boot that stuck before the command started (lab_boot_watch) is the lab's failure and
+# has produced nothing yet: it is booted once more, its console kept beside the results.
+for attempt in 1 2; do
+  lab_control "$out" "$cwd" "$console" '' softrdma -- "$@"
+  mapfile -t a < <(lab_qemu "$run" "$out" 2)
+  log "booting VM ($accel, kernel $kver)"
+  boot=$SECONDS
+  timeout -k 10 "$limit" "${a[@]}" </dev/null &
+  lab_pids=($!)
+  lab_boot_watch "$run" "${lab_pids[0]}"
+  rc=0
+  wait "${lab_pids[0]}" || rc=$?
+  lab_pids=()
+  lab_wait_readers "$run"
+  status=0
+  lab_outcome "$run" "$out" "$console" $((SECONDS - boot)) "$rc" || status=$?
+  lab_boot_stuck "$run" && [ "$attempt" -eq 1 ] || break
+  cp "$run/console.log" "$out/lab-console.stuck-boot.log"
+  log "booting again (attempt 2 of 2); the stuck boot's console is in $out/lab-console.stuck-boot.log"
+done
 [ "$status" -ge 123 ] || log "done in $((SECONDS - start)) s (exit status $status)"
 exit "$status"
 }

@@ -94,6 +94,7 @@ boot_node() {
   timeout -k 10 "$limit" "${a[@]}" </dev/null &
   qpid[$node]=$!
   lab_pids+=($!)
+  lab_boot_watch "$run" "${qpid[$node]}"
 }
 boot_node A
 for _ in $(seq 100); do # node B connects to node A's sockets (bounded, 10 s)

@@ -159,6 +159,7 @@ boot_node() {
   timeout -k 10 "$limit" "${a[@]}" </dev/null &
   qpid[$node]=$!
   lab_pids+=($!)
+  lab_boot_watch "$run" "${qpid[$node]}"
 }
 boot_node A "${RDMACHECK_KERNEL_A:-${RDMACHECK_KERNEL:-}}"
 for _ in $(seq 100); do # node B connects to node A's sockets: they must exist (bounded, 10 s)
@@ -222,6 +223,8 @@ fi
 declare -A status
 stalled=''
 while kill -0 "${qpid[B]}" 2>/dev/null; do
+  # Node A stuck in its boot (lab_boot_watch stopped it): B has no peer to wait for.
+  if lab_boot_stuck "${runs[A]}"; then kill "${qpid[B]}" 2>/dev/null || true; break; fi
   if [ -n "$watch_pid" ] && ! kill -0 "$watch_pid" 2>/dev/null; then
     wait "$watch_pid" || true
     if [ -s "$dir/lab-failure.json" ]; then

@@ -11,7 +11,8 @@ set -uo pipefail
 bin=${1:?usage: check_lab_panic.sh SELFTEST_BINARY OUT_DIR} out=${2:?}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rm -rf "$out" && mkdir -p "$out"
-RDMACHECK_OUT=$out RDMACHECK_SELFTEST_PANIC=1 "$repo/scripts/lab.sh" -- \
+# Bounded below ctest's 900 s, so a hang is reported by the lab with its console.
+RDMACHECK_OUT=$out RDMACHECK_SELFTEST_PANIC=1 RDMACHECK_LAB_TIMEOUT=600 "$repo/scripts/lab.sh" -- \
   "$bin" run --device=rxe0 --suites=kernel_log_demo,panic_demo --out="$out/run" --no_expectations --jobs=1
 rc=$?
 [ "$rc" -eq 123 ] || { echo "FAIL: lab.sh exited $rc, expected 123 (guest kernel panic)" >&2; exit 1; }

@@ -12,6 +12,9 @@ log() { echo "lab: $*"; }
 poweroff() { sync; busybox poweroff -f 2>/dev/null; echo o > /proc/sysrq-trigger; }
 fail() { log "$*"; echo "setup failed: $*" > /run/lab/status; poweroff; }
 . /run/lab/env
+# The kernel booted with its console verbose (lab-lib.sh, for a boot that sticks); from here
+# on only warnings and worse, as "quiet" would.
+echo 4 >/proc/sys/kernel/printk
 
 read -r kver </proc/sys/kernel/osrelease
 # An image's root (RDMACHECK_IMAGE) has no project tree: it comes as its own share.
