@@ -106,6 +106,7 @@ BenchPoint RunPerftest(const PerftestRun& run, absl::Duration budget) {
   }
   // The server needs a moment to listen; a client that finds nobody is tried again.
   std::string client_output;
+  std::string client_timed_out = "timed out";  // and where it is stuck, if it outlived SIGKILL
   int client_exit = -1;
   for (int attempt = 0; attempt < 20 && std::chrono::steady_clock::now() < deadline; ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -116,13 +117,15 @@ BenchPoint RunPerftest(const PerftestRun& run, absl::Duration budget) {
     }
     client_exit = FinishChild(*client, deadline);
     client_output = client->output;
+    client_timed_out = TimedOut(*client);
     if (client_exit == 0 || !absl::StrContains(client_output, "onnect")) break;
   }
   int server_exit = FinishChild(*server, client_exit == 0 ? deadline : std::chrono::steady_clock::now());
   if (client_exit != 0) {
     failed.error = absl::StrCat(run.program, " client ",
-                                client_exit < 0 ? "timed out" : absl::StrCat("exited ", client_exit), ": ",
-                                LastLine(client_output), " (server: ", LastLine(server->output), ")");
+                                client_exit < 0 ? client_timed_out : absl::StrCat("exited ", client_exit), ": ",
+                                LastLine(client_output), " (server: ", LastLine(server->output),
+                                server->stuck.empty() ? "" : "; ", server->stuck, ")");
     return failed;
   }
   (void)server_exit;

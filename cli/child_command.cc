@@ -50,8 +50,9 @@ int ChildCommand(const std::vector<std::string>& positional) {
     if (!marker.ok()) return UsageError(marker.status());
     ::testing::UnitTest::GetInstance()->listeners().Append(marker->release());
   }
-  int failed = RUN_ALL_TESTS();  // outcomes travel through the events file
-  (void)failed;
+  // Outcomes travel through the events file; a failure outside every test has no event,
+  // so it travels in the exit status (ChildExitAfterTests), returned after the leak check.
+  const int exit_status = ChildExitAfterTests(RUN_ALL_TESTS(), *::testing::UnitTest::GetInstance());
   {  // the leak check: one more result of the suite; uncountable is a failure, not a pass
     const absl::Time start = absl::Now();
     const std::string leak =
@@ -65,7 +66,7 @@ int ChildCommand(const std::vector<std::string>& positional) {
     result.duration_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
     AppendEvent(events, result);
   }
-  return kExitOk;
+  return exit_status;
 }
 
 }  // namespace rdmacheck

@@ -35,7 +35,8 @@ const std::vector<Command>& Commands() {
        {"devices", "out", "timeout_multiplier"}, HealthCommand},
       {"run", "run [--device=D] [--out=DIR] [--suites=a,b] [--gtest_filter=PATTERN] [--capabilities=FILE] [--expectations=FILE | --no_expectations] [--peer=HOST:PORT] [--jobs=N]",
        "probe the device, run the conformance suites on it, write results.json and junit.xml",
-       With(kSelectionFlags, {"out", "suites", "capabilities", "test_timeout", "expectations", "no_expectations", "peer", "jobs", "strict"}), RunCommand},
+       With(kSelectionFlags, {"out", "suites", "capabilities", "test_timeout", "expectations", "no_expectations", "peer", "jobs", "strict",
+                        "impaired_wire"}), RunCommand},
       {"serve", "serve [--device=D] [--listen=PORT]",
        "two-host mode: serve the peer side of `run --peer=HOST:PORT` (the passive endpoint of every pair)",
        With(kSelectionFlags, {"listen"}), ServeCommand},
@@ -66,7 +67,7 @@ const std::vector<Command>& Commands() {
        "cut a wire lab capture into per-test slices in results.json (scripts/wire-lab.sh)",
        {"capture", "link", "kernel_a", "kernel_b", "wire_check", "opcodes", "lab_failure", "impairment"}, WireSlicesCommand, /*hidden=*/true},
       {"__child", "__child --events=FILE --gtest_filter=TESTS", "runs tests for `run` (internal)",
-       With(kSelectionFlags, {"capabilities", "events", "peer"}), ChildCommand, /*hidden=*/true},
+       With(kSelectionFlags, {"capabilities", "events", "peer", "impaired_wire"}), ChildCommand, /*hidden=*/true},
   };
   return commands;
 }

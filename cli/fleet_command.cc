@@ -7,7 +7,8 @@
 //       fleet.{json,md,html} over every run directory under DIR... (fleet/fleet_model.h);
 //       --nodes names the nodes that should have reported (the others are "missing")
 //
-// `fleet report` exits 1 when a node failed or is missing or a pair failed or is slow, 0
+// `fleet report` exits 1 when a node failed, is missing (no results, or a device or a
+// capability most of the fleet has) or did not finish, or a pair failed or is slow, 0
 // otherwise (outliers are findings, not failures); both exit 2 on unusable input.
 #include <iostream>
 

@@ -39,8 +39,13 @@ namespace {
 
 // The traffic tests a health check runs (a --gtest_filter): seconds, not minutes, and each
 // one exercises a path a broken NIC breaks (link, GID/route, QP connection, data movement).
+// It includes the run's floor (runner/run_floor.h: the basic RC SEND, WRITE and READ tests,
+// here their 1-byte instances), so a node whose every traffic test skipped — its RC QP
+// refused, every pair absent — fails RunFloor.* instead of reporting OK with nothing run.
 constexpr char kHealthTests[] =
     "PortQueryTest.SelectedPortIsActive:GidTableTest.SelectedPortHasUsableGid:"
+    "*RcSendSizeTest.SendArrivesIntact/*_One:*RdmaWriteSizeTest.WriteLandsIntact/*_One:"
+    "*RdmaReadSizeTest.ReadReturnsRemoteBytes/*_One:"
     "*RcSendTest.MessagesArriveInPostingOrder*:*RdmaWriteTest.WriteIsVisibleWhenLaterSendArrives*:"
     "*RdmaReadTest.ReadAfterWriteSeesTheWrite*:*CmEventsTest.ConnectAndDisconnectInOrder*";
 constexpr auto kRunDeadline = std::chrono::seconds(120);
@@ -106,7 +111,7 @@ int HealthCommand(const std::vector<std::string>& positional) {
         std::chrono::duration_cast<std::chrono::steady_clock::duration>(kRunDeadline * absl::GetFlag(FLAGS_timeout_multiplier));
     const int exit = FinishChild(*child, deadline);
     absl::StatusOr<RunResults> results = LoadResults(dir + "/results.json");
-    if (exit == -1) return Say(false, absl::StrCat(device, ": the health run did not finish in time"));
+    if (exit == -1) return Say(false, absl::StrCat(device, ": the health run ", TimedOut(*child)));
     if (!results.ok()) {
       std::string last = child->output.substr(0, child->output.find_last_not_of('\n') + 1);
       last = last.substr(last.find_last_of('\n') + 1);

@@ -16,11 +16,14 @@
 #include "capabilities/verdict/broken.h"
 #include "capabilities/expectations/expectations.h"
 #include "capabilities/probes/probe.h"
+#include "capabilities/profile/identity_match.h"
 #include "gtest/gtest.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "harness/remote/peer_link.h"
+#include "harness/status.h"
 #include "runner/conformance_run.h"
+#include "runner/kernel_log.h"
 #include "runner/peer_watch.h"
 #include "runner/run_floor.h"
 #include "runner/shards.h"
@@ -29,7 +32,8 @@
 
 ABSL_FLAG(std::vector<std::string>, suites, {}, "Comma-separated suites to run (default: all), e.g. device,pd");
 ABSL_FLAG(std::string, capabilities, "",
-          "Use this capability profile (capabilities.json of an earlier run or `probe --format=json`) instead of probing");
+          "Use this capability profile (capabilities.json of an earlier run or `probe --format=json`) instead of probing; "
+          "it must have been probed on this device (driver, node GUID, firmware, kernel, rdma-core)");
 ABSL_FLAG(std::string, expectations, "",
           "Expected deviations to apply (default: capabilities/expectations/<driver>.json for the device's driver)");
 ABSL_FLAG(bool, no_expectations, false, "Apply no expectation file: report raw outcomes");
@@ -75,6 +79,19 @@ absl::StatusOr<std::optional<ExpectationFile>> RunExpectations(const std::string
   return file;
 }
 
+// The profile the run decides its skips by: probed now, or --capabilities FILE when that was
+// probed on this device under this software (capabilities/profile/identity_match.h).
+absl::StatusOr<Profile> RunProfile(ibv_context* context, const Selection& selection) {
+  const std::string path = absl::GetFlag(FLAGS_capabilities);
+  if (path.empty()) return ProbeDevice(context, selection);
+  RDMACHECK_ASSIGN_OR_RETURN(Profile profile, LoadProfile(path));
+  RDMACHECK_ASSIGN_OR_RETURN(const Profile here, ReadDeclared(context, selection));
+  if (const std::string differs = IdentityMismatch(profile.identity, here.identity); !differs.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat("error: --capabilities ", path, " was probed on ", differs));
+  }
+  return profile;
+}
+
 std::string Executable() {
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -99,6 +116,10 @@ int RunCommand(const std::vector<std::string>& positional) {
   } else {
     std::cerr << "rdmacheck run: children are exec'd: " << fork_server.status().message() << std::endl;
   }
+  // Read from before the device is opened and probed: a WARN a probe raises fails the run
+  // (runner/kernel_log.h). After the fork server, whose children must not share the reader.
+  KernelLog kernel_log(plan.kernel_log_path);
+  plan.kernel_log = &kernel_log;
   {
     absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
     if (!device.ok()) return UsageError(device.status());
@@ -110,9 +131,7 @@ int RunCommand(const std::vector<std::string>& positional) {
     if (tests->empty()) return UsageError("no test matches --suites / --gtest_filter");
     plan.tests = *std::move(tests);
 
-    absl::StatusOr<Profile> profile = absl::GetFlag(FLAGS_capabilities).empty()
-                                          ? ProbeDevice(device->context.get(), plan.selection)
-                                          : LoadProfile(absl::GetFlag(FLAGS_capabilities));
+    absl::StatusOr<Profile> profile = RunProfile(device->context.get(), plan.selection);
     if (!profile.ok()) return UsageError(profile.status());
     plan.profile = *std::move(profile);
   }  // the children open the device themselves
@@ -139,7 +158,7 @@ int RunCommand(const std::vector<std::string>& positional) {
   plan.child_flags = {absl::StrCat("--device=", plan.selection.device), absl::StrCat("--port=", plan.selection.port),
                       absl::StrCat("--gid_index=", plan.selection.gid.index),
                       absl::StrCat("--capabilities=", std::filesystem::absolute(profile_path).string())};
-  for (std::string& flag : NonDefaultFlags({"timeout_multiplier", "peer"})) plan.child_flags.push_back(std::move(flag));
+  for (std::string& flag : NonDefaultFlags({"timeout_multiplier", "peer", "impaired_wire"})) plan.child_flags.push_back(std::move(flag));
   plan.test_timeout = Scaled(absl::Seconds(absl::GetFlag(FLAGS_test_timeout)));
   plan.jobs = absl::GetFlag(FLAGS_jobs) == 0 ? DefaultJobs() : absl::GetFlag(FLAGS_jobs);
   plan.strict = absl::GetFlag(FLAGS_strict);

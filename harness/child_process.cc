@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +9,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "harness/reap.h"
 #include "harness/status.h"
 
 extern char** environ;
@@ -70,18 +71,25 @@ int FinishChild(ChildProcess& child, std::chrono::steady_clock::time_point deadl
       }
     }
   }
-  int status = 0;
-  if (child.out >= 0 || child.err >= 0) {  // still running at the deadline
-    kill(child.pid, SIGKILL);
+  // Output closed: the child is ending, within what is left of the deadline. Otherwise, or
+  // if it does not, it is still running at the deadline.
+  const bool ending = child.out < 0 && child.err < 0;
+  absl::StatusOr<int> exited = absl::DeadlineExceededError("still running");
+  if (ending) exited = ReapWithin(child.pid, absl::FromChrono(deadline - std::chrono::steady_clock::now()));
+  if (absl::IsDeadlineExceeded(exited.status())) {
     for (int* fd : {&child.out, &child.err}) {
       if (*fd >= 0) close(*fd);
       *fd = -1;
     }
-    waitpid(child.pid, &status, 0);
+    if (absl::Status gone = KillAndReap(child.pid); !gone.ok()) child.stuck = std::string(gone.message());
     return -1;
   }
-  waitpid(child.pid, &status, 0);
+  const int status = exited.value_or(0);  // 0 as before when waitpid fails (SIGCHLD ignored: reaped for us)
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string TimedOut(const ChildProcess& child) {
+  return child.stuck.empty() ? "timed out" : absl::StrCat("timed out; ", child.stuck);
 }
 
 }  // namespace rdmacheck

@@ -78,11 +78,7 @@ absl::StatusOr<std::vector<ibv_wc>> PollCompletions(ibv_cq* cq, int count, absl:
     if (n < 0) return ErrnoStatus(-n > 0 ? -n : EIO, "ibv_poll_cq");
     got += n;
     if (got == count) break;
-    if (absl::Now() > deadline) {
-      return absl::DeadlineExceededError(absl::StrCat("timed out after ", absl::FormatDuration(timeout),
-                                                      " waiting for completions: ", got, " of ", count,
-                                                      " arrived"));
-    }
+    if (absl::Now() > deadline) return WaitTimedOut(timeout, "completions", got, count);
     if (n == 0) pacer.Pause();
   }
   return wcs;
@@ -115,10 +111,7 @@ absl::Status WaitReadable(int fd, absl::Duration timeout, absl::string_view what
     rc = poll(&p, 1, ms);
   } while (rc < 0 && errno == EINTR);
   if (rc < 0) return ErrnoStatus(errno, "poll");
-  if (rc == 0) {
-    return absl::DeadlineExceededError(
-        absl::StrCat("timed out after ", absl::FormatDuration(timeout), " waiting for ", what));
-  }
+  if (rc == 0) return WaitTimedOut(timeout, what, 0, 1);
   return absl::OkStatus();
 }
 }  // namespace

@@ -29,6 +29,11 @@ absl::Status ErrnoStatus(int err, absl::string_view what) {
   return status;
 }
 
+absl::Status WaitTimedOut(absl::Duration timeout, absl::string_view what, int arrived, int awaited) {
+  return absl::DeadlineExceededError(absl::StrCat("timed out after ", absl::FormatDuration(timeout), " waiting for ",
+                                                  what, ": ", arrived, " of ", awaited, " arrived"));
+}
+
 std::optional<int> ErrnoOf(const absl::Status& status) {
   auto payload = status.GetPayload(kErrnoPayload);
   int err = 0;

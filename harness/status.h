@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace rdmacheck {
 
@@ -22,6 +23,12 @@ std::optional<int> ErrnoOf(const absl::Status& status);
 
 // "EINVAL" for EINVAL; "errno 1234" for values without a symbolic name.
 const char* ErrnoName(int err);
+
+// Every bounded wait's timeout, worded once: "timed out after 2s waiting for completions:
+// 0 of 1 arrived" (DEADLINE_EXCEEDED). It names what was awaited and how many of how many
+// arrived, so an expected deviation's signature can name both (capabilities/expectations
+// refuses one that matches a timeout whatever was awaited, or whatever count arrived).
+absl::Status WaitTimedOut(absl::Duration timeout, absl::string_view what, int arrived, int awaited);
 
 }  // namespace rdmacheck
 

@@ -206,19 +206,26 @@ std::string SkipsText(const RunSummary& s) {
   return text;
 }
 
+std::string IncompleteRunLine(const std::string& device, const RunResults& results) {
+  const nlohmann::json& env = results.environment;
+  if (env.contains("lab_failure") && env["lab_failure"].is_object()) {
+    const nlohmann::json& f = env["lab_failure"];
+    const size_t not_run = f.contains("not_run") && f["not_run"].is_array() ? f["not_run"].size() : 0;
+    return absl::StrCat(device, ": the lab failed, not the device; ", not_run,
+                        " tests not run, and none after the failure is the device's: ",
+                        f.value("reason", "(no reason recorded)"));
+  }
+  if (results.complete) return "";
+  // results.json is rewritten after every suite: what it holds is all that is known.
+  return absl::StrCat(device, ": the run did not finish (complete: false); its results stop where it did, after ",
+                      results.tests.size(),
+                      " results, and do not say why (a node that died, in a kernel panic or a reset, leaves no reason)");
+}
+
 std::vector<std::string> IncompleteRunLines(const Report& report) {
   std::vector<std::string> lines;
   for (const DeviceSection& d : report.devices) {
-    const nlohmann::json& env = d.run.results.environment;
-    if (env.contains("lab_failure") && env["lab_failure"].is_object()) {
-      const nlohmann::json& f = env["lab_failure"];
-      const size_t not_run = f.contains("not_run") && f["not_run"].is_array() ? f["not_run"].size() : 0;
-      lines.push_back(absl::StrCat(d.label, ": the lab failed, not the device; ", not_run,
-                                   " tests not run, and none after the failure is the device's: ",
-                                   f.value("reason", "(no reason recorded)")));
-    } else if (!d.run.results.complete) {
-      lines.push_back(absl::StrCat(d.label, ": the run did not finish (complete: false); its results stop where it did"));
-    }
+    if (std::string line = IncompleteRunLine(d.label, d.run.results); !line.empty()) lines.push_back(std::move(line));
   }
   return lines;
 }

@@ -46,10 +46,14 @@ std::string CatalogueAnchor(const std::string& catalogue_id);
 // Skips by capability: "atomics 5, ud_qp 3" (the "(none)" bucket says "other 1").
 std::string SkipsText(const RunSummary& summary);
 
-// One sentence per device whose run did not finish, for the first lines of a report:
-// "siw0: the lab failed, 12 tests not run: the lab's wire stalled: link siw: ..." (results.json
-// environment "lab_failure", scripts/wire-lab.sh), or "siw0: the run did not finish
-// (complete: false); its results stop where it did".
+// One sentence for a run that did not finish, for the first lines of a report ("" for one
+// that did): "siw0: the lab failed, not the device; 12 tests not run, ...: the lab's wire
+// stalled: link siw: ..." (results.json environment "lab_failure", scripts/wire-lab.sh),
+// else "siw0: the run did not finish (complete: false); its results stop where it did, after
+// 41 results, and do not say why (a node that died, in a kernel panic or a reset, leaves no
+// reason)".
+std::string IncompleteRunLine(const std::string& device, const RunResults& results);
+// IncompleteRunLine of each device whose run did not finish.
 std::vector<std::string> IncompleteRunLines(const Report& report);
 
 }  // namespace rdmacheck

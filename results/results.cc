@@ -58,6 +58,12 @@ std::string TestBodyName(const std::string& test_name) {
   return fixture + "." + name;
 }
 
+std::string InstanceName(const std::string& test_name) {
+  const size_t dot = test_name.find('.');
+  const size_t slash = test_name.rfind('/', dot);  // the end of the instantiation's prefix, if any
+  return dot == std::string::npos || slash == std::string::npos ? test_name : test_name.substr(slash + 1);
+}
+
 std::string ConsequenceOf(const TestResult& result) {
   const std::string prefix = kConsequenceOf;
   const bool skip_like = result.status == TestStatus::kSkip || result.status == TestStatus::kBlocked;
@@ -66,29 +72,37 @@ std::string ConsequenceOf(const TestResult& result) {
   return end == std::string::npos ? "" : result.message.substr(prefix.size(), end - prefix.size());
 }
 
+namespace {
+
+// What the cause did in this run, as the statuses of the results with its instance name
+// (one, unless two instantiations share a parameter name), for a consequence's failure.
+std::string CauseOutcome(const std::set<TestStatus>& seen) {
+  auto any = [&](TestStatus s) { return seen.count(s) > 0; };
+  if (any(TestStatus::kFail) || any(TestStatus::kXpass)) return "failed unexpectedly (not an expected deviation)";
+  if (any(TestStatus::kPass)) return "passed: nothing should stand in the way";
+  if (seen.empty()) return "did not run here (filtered out, or no test instance has that name)";
+  return "reached no verdict (skipped or blocked itself)";
+}
+
+}  // namespace
+
 void JudgeConsequences(std::vector<TestResult>& tests) {
-  std::map<std::string, std::set<TestStatus>> by_body;
-  for (const TestResult& t : tests) by_body[TestBodyName(t.name)].insert(t.status);
+  std::map<std::string, std::set<TestStatus>> by_instance;
+  for (const TestResult& t : tests) by_instance[InstanceName(t.name)].insert(t.status);
   for (TestResult& t : tests) {
     const std::string cause = ConsequenceOf(t);
     if (cause.empty()) continue;
-    const auto found = by_body.find(cause);
-    const std::set<TestStatus> none;
-    const std::set<TestStatus>& seen = found == by_body.end() ? none : found->second;
-    auto any = [&](TestStatus s) { return seen.count(s) > 0; };
-    if (any(TestStatus::kFail) || any(TestStatus::kXpass)) {
-      t.status = TestStatus::kFail;
-      t.message = absl::StrCat("blocked by ", cause, ", which failed unexpectedly (not an expected deviation): ",
-                               t.message);
-    } else if (any(TestStatus::kXfail)) {
+    const auto found = by_instance.find(cause);
+    const std::set<TestStatus> seen = found == by_instance.end() ? std::set<TestStatus>{} : found->second;
+    if (seen == std::set<TestStatus>{TestStatus::kXfail}) {
       t.status = TestStatus::kBlocked;
-    } else if (any(TestStatus::kPass)) {
-      t.status = TestStatus::kFail;
-      t.message = absl::StrCat("skipped as a consequence of ", cause,
-                               ", but that test passed: nothing should stand in the way: ", t.message);
-    } else {
-      t.status = TestStatus::kBlocked;  // the cause did not run here (filtered out, or skipped itself)
+      continue;
     }
+    // The test ran and could not reach its start; with no expected deviation of its cause to
+    // explain that, it is the test's own finding.
+    t.status = TestStatus::kFail;
+    t.message = absl::StrCat("could not start, and not behind an expected deviation: ", cause, " ", CauseOutcome(seen),
+                             ": ", t.message);
   }
 }
 
@@ -117,7 +131,7 @@ RunSummary Summarize(const std::vector<TestResult>& tests) {
       case TestStatus::kSkip:
         ++s.skip;
         if (std::string cause = ConsequenceOf(t); !cause.empty()) {
-          ++s.skipped_as_consequence_of[cause];
+          ++s.skipped_as_consequence_of[TestBodyName(cause)];
         } else {
           ++s.skipped_by_capability[t.capability.empty() ? "(none)" : t.capability];
         }
@@ -126,7 +140,7 @@ RunSummary Summarize(const std::vector<TestResult>& tests) {
       case TestStatus::kXpass: ++s.xpass; break;
       case TestStatus::kBlocked:
         ++s.blocked;
-        ++s.skipped_as_consequence_of[ConsequenceOf(t)];
+        ++s.skipped_as_consequence_of[TestBodyName(ConsequenceOf(t))];
         break;
     }
   }

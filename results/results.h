@@ -25,7 +25,8 @@ enum class TestStatus {
   kXpass,  // passed, but listed as failing: the list is stale or the device changed (a failure)
   // Could not run because another test's expected deviation (an xfail) made its start
   // impossible ("consequence of X: ..."): not a pass, not a skip for an absent capability;
-  // counted and shown on its own. When X failed unexpectedly or passed, it is a failure.
+  // counted and shown on its own. Only while the same instance of X xfailed in this run;
+  // otherwise it is a failure (JudgeConsequences).
   kBlocked,
 };
 const char* TestStatusName(TestStatus status);
@@ -83,17 +84,23 @@ struct SuiteTiming {
 // body runs as many instances; counts show both.
 std::string TestBodyName(const std::string& test_name);
 
+// A test's instance, without the instantiation: "Types/QpSqeTest.Sqe/UC" -> "QpSqeTest.Sqe/UC";
+// "PdTest.A" (not parameterised) stays "PdTest.A".
+std::string InstanceName(const std::string& test_name);
+
 // A skip that is the consequence of another test's failure (not of an absent capability)
-// says so first: "consequence of QpSqeTest.SendErrorEntersSqeAndRtsRecovers: ...". The
-// summary groups such skips under that test.
+// says so first, naming the instance of that test whose deviation stands in the way (its
+// InstanceName): "consequence of QpSqeTest.SendErrorEntersSqeAndRtsRecovers/UC: ...". The
+// summary groups such skips under that test's body.
 inline constexpr char kConsequenceOf[] = "consequence of ";
-// The test named by such a skip's (or blocked result's) message, or "".
+// The instance named by such a skip's (or blocked result's) message, or "".
 std::string ConsequenceOf(const TestResult& result);
 
-// Judges every consequence skip against the test it names (all instances of that body in
-// `tests`): `blocked` while that test's failure is an expected deviation (xfail) or it did
-// not run here; `fail` when it failed unexpectedly, xpassed or passed (then nothing stood
-// in the way). Call after expectations are applied.
+// Judges every consequence skip against the instance it names: `blocked` only when that
+// instance xfailed in this run (its failure is the expected deviation that stood in the
+// way). Otherwise -- it failed unexpectedly, xpassed, passed, skipped, or did not run here
+// (filtered out, or no test has that name) -- nothing known explains why this test could
+// not start: it is a failure, saying what the cause did. Call after expectations are applied.
 void JudgeConsequences(std::vector<TestResult>& tests);
 
 // A skip because the test needs both endpoints in one process, which two-host mode does
@@ -112,7 +119,8 @@ struct RunSummary {
   int total = 0, pass = 0, fail = 0, skip = 0, xfail = 0, xpass = 0, blocked = 0;
   int bodies = 0;  // distinct TestBodyName() names among the results
   std::map<std::string, int> skipped_by_capability;      // absent capabilities ("(none)": other reasons)
-  std::map<std::string, int> skipped_as_consequence_of;  // skips and blocked: the test whose failure made them impossible
+  // Skips and blocked, by the body (TestBodyName) whose failure made them impossible.
+  std::map<std::string, int> skipped_as_consequence_of;
 };
 
 struct RunResults {

@@ -62,6 +62,12 @@ void FillCatalogueFields(const std::vector<RegisteredTest>& tests, TestResult& r
   }
 }
 
+std::vector<std::string> ProblemLines(const std::vector<KernelProblem>& problems) {
+  std::vector<std::string> lines;
+  for (const KernelProblem& p : problems) lines.insert(lines.end(), p.lines.begin(), p.lines.end());
+  return lines;
+}
+
 // The kernel's problem reports since the last suite fail the tests in whose window they
 // were logged (shown again, now failed), or the suite's KernelLog.OutsideTests.
 void JudgeByKernelLog(KernelLog& log, const std::string& suite, const std::function<void(const TestResult&)>& on_result,
@@ -204,7 +210,14 @@ RunResults Execute(const RunPlan& plan) {
     };
   }
 
-  KernelLog kernel_log(plan.kernel_log_path);
+  std::optional<KernelLog> own_log;
+  KernelLog& kernel_log = plan.kernel_log != nullptr ? *plan.kernel_log : own_log.emplace(plan.kernel_log_path);
+  // Before the first suite's marker: what the log holds now was written while probing.
+  std::vector<TestResult> while_probing;
+  if (std::vector<std::string> lines = ProblemLines(kernel_log.ReadProblems()); !lines.empty()) {
+    while_probing.push_back(WhileProbingResult(std::move(lines)));
+    if (options.on_result) options.on_result(while_probing.back());
+  }
   const DeviceCounters counters = DeviceCounters::Find(plan.selection.device, plan.selection.port);
   results.environment["traffic_counters"] = TrafficCountersNote(plan, counters);
   const absl::StatusOr<CounterValues> counters_before =
@@ -223,6 +236,7 @@ RunResults Execute(const RunPlan& plan) {
     if (jobs == 1) JudgeByKernelLog(kernel_log, shard.suite, options.on_result, outcome.results);
     AddOutcome(buckets[shard.suite], std::move(outcome));
     Collect(plan.tests, buckets, results);
+    results.tests.insert(results.tests.begin(), while_probing.begin(), while_probing.end());
     for (TestResult& r : results.tests) FillCatalogueFields(plan.tests, r);
     results.environment["kernel_log"] = kernel_log.Describe();
     results.duration_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
@@ -243,6 +257,11 @@ RunResults Execute(const RunPlan& plan) {
     results.tests.push_back(RunFailure("run", kStrictKernelLogTest,
                                        absl::StrCat("--strict: the kernel log was ", kernel_log.Describe(),
                                                     ": a WARN, BUG or KASAN report during the run would go unseen")));
+  } else if (plan.strict && kernel_log.lost().any()) {
+    results.tests.push_back(RunFailure("run", kStrictKernelLogTest,
+                                       absl::StrCat("--strict: the kernel log lost records: ",
+                                                    kernel_log.lost().Describe(),
+                                                    "; a WARN, BUG or KASAN report among them went unseen")));
   }
   if (plan.strict && counters.any() && !counters_before.ok()) {
     results.tests.push_back(RunFailure("run", kStrictCountersTest,

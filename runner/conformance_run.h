@@ -1,7 +1,8 @@
 // `rdmacheck run`: probe the device, run the selected suites in supervised child
 // processes (one per suite, or `jobs` at once over shards of the suites: shards.h), and
 // collect one result per test, in the run's order whatever order they ended in; the
-// kernel log fails the tests it was written during (kernel_log.h), the device's counters
+// kernel log fails the tests it was written during (kernel_log.h), and the run when it was
+// written while the device was probed (opened before: RunPlan::kernel_log), the device's counters
 // prove their traffic (counters.h). In two-host mode a peer that stops answering stops
 // the run (peer_watch.h): the tests not run are listed in environment.lab_failure, and
 // the run is not complete.
@@ -18,6 +19,7 @@
 #include "harness/device.h"
 #include "results/results.h"
 #include "runner/fork_server.h"
+#include "runner/kernel_log.h"
 #include "runner/peer_watch.h"
 #include "runner/test_selection.h"
 
@@ -41,9 +43,12 @@ struct RunPlan {
   std::function<void(const TestResult&)> on_result;  // as each result arrives (again when the kernel log fails it)
   std::function<void(const RunResults&)> on_suite;   // after each suite, with every result so far (complete=false)
   std::string kernel_log_path = "/dev/kmsg";         // kernel_log.h
+  // Opened before the device was opened and probed: what the probes made the kernel report
+  // fails the run (KernelLog.WhileProbing). Null: Execute opens kernel_log_path itself.
+  KernelLog* kernel_log = nullptr;
   int jobs = 1;                                      // children at once (shards.h)
-  // The kernel log that could not be read, the device's counters that could not be read:
-  // notes by default; with `strict` (CI, the lab) each is a failing result of the run.
+  // The kernel log that could not be read or lost records, the device's counters that could
+  // not be read: notes by default; with `strict` (CI, the lab) each is a failing result of the run.
   bool strict = false;
   // Two-host mode: asked after every failing result; once it finds the peer gone, the run
   // stops and environment.lab_failure lists the tests it did not run.

@@ -137,6 +137,17 @@ std::unique_ptr<::testing::TestEventListener> MakeEventWriter(const std::string&
   return std::make_unique<EventWriter>(path, std::move(watch));
 }
 
+int ChildExitAfterTests(int run_all_tests, const ::testing::UnitTest& unit) {
+  if (run_all_tests == 0) return 0;
+  // Non-zero with no failed test can only be a failure outside them; an ad hoc failure
+  // beside failed tests is one too (those may all be xfails: the run would pass).
+  bool outside = unit.failed_test_count() == 0 || unit.ad_hoc_test_result().Failed();
+  for (int i = 0; i < unit.total_test_suite_count(); ++i) {
+    outside |= unit.GetTestSuite(i)->ad_hoc_test_result().Failed();
+  }
+  return outside ? kChildFailedOutsideTests : 0;
+}
+
 std::vector<TestEvent> EventReader::ReadNew() {
   std::vector<TestEvent> events;
   std::ifstream in(path_);

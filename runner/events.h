@@ -53,6 +53,14 @@ void AppendEvent(const std::string& path, const TestEvent& event);
 std::unique_ptr<::testing::TestEventListener> MakeEventWriter(const std::string& path,
                                                               std::unique_ptr<TestWatch> watch = nullptr);
 
+// The child's exit status after its tests, `run_all_tests` being RUN_ALL_TESTS()'s value:
+// 0 while every failure GoogleTest counted is a test's (its end event carries it), else
+// kChildFailedOutsideTests: a failure in SetUpTestSuite / TearDownTestSuite, an environment
+// or a listener, which no event carries (the supervisor fails the suite's ChildEnd with it).
+// A failing test alone keeps 0: its event carries it, and expectations may turn it to xfail.
+inline constexpr int kChildFailedOutsideTests = 4;
+int ChildExitAfterTests(int run_all_tests, const ::testing::UnitTest& unit);
+
 // Reads the complete lines appended to an events file since the last call.
 class EventReader {
  public:

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "capabilities/verdict/broken.h"
 
 namespace rdmacheck {
 
@@ -27,12 +28,14 @@ std::optional<KernelRecord> ParseKmsgRecord(absl::string_view raw) {
   std::vector<absl::string_view> fields = absl::StrSplit(raw.substr(0, semicolon), ',');
   int prefix = 0;
   int64_t usec = 0;
-  if (fields.size() < 3 || !absl::SimpleAtoi(fields[0], &prefix) || !absl::SimpleAtoi(fields[2], &usec)) {
+  uint64_t seq = 0;
+  if (fields.size() < 3 || !absl::SimpleAtoi(fields[0], &prefix) || !absl::SimpleAtoi(fields[1], &seq) ||
+      !absl::SimpleAtoi(fields[2], &usec)) {
     return std::nullopt;
   }
   absl::string_view text = raw.substr(semicolon + 1);
   text = text.substr(0, text.find('\n'));  // the continuation lines are KEY=value pairs
-  return KernelRecord{usec, prefix & 7, std::string(text)};
+  return KernelRecord{usec, prefix & 7, std::string(text), seq};
 }
 
 bool IsKernelProblem(absl::string_view text) {
@@ -83,6 +86,31 @@ std::vector<KernelProblem> ProblemCollector::Take() {
   return taken;
 }
 
+void LostRecords::Overrun() {
+  if (last_) {
+    pending_ = true;
+  } else {
+    ++unmeasured_;
+  }
+}
+
+void LostRecords::Read(uint64_t seq) {
+  if (last_ && seq > *last_ + 1) {
+    counted_ += seq - *last_ - 1;
+  } else if (pending_) {
+    ++unmeasured_;  // EPIPE without a gap: lost, but not counted
+  }
+  pending_ = false;
+  last_ = seq;
+}
+
+std::string LostRecords::Describe() const {
+  const int unmeasured = unmeasured_ + (pending_ ? 1 : 0);
+  const std::string how_many =
+      counted_ == 0 ? "an unknown number of" : absl::StrCat(unmeasured > 0 ? "at least " : "", counted_);
+  return absl::StrCat(how_many, " records overwritten before they were read");
+}
+
 KernelLog::KernelLog(const std::string& path) : path_(path) {
   fd_ = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd_ < 0) {
@@ -97,12 +125,14 @@ KernelLog::KernelLog(const std::string& path) : path_(path) {
   // Reading can still be refused (a container's syslog namespace): try once now.
   lseek(fd_, 0, SEEK_END);
   char buffer[8192];
-  if (read(fd_, buffer, sizeof(buffer)) < 0 && errno != EAGAIN && errno != EPIPE) {
+  const ssize_t n = read(fd_, buffer, sizeof(buffer));
+  if (n < 0 && errno != EAGAIN && errno != EPIPE) {
     why_not_ = absl::StrCat("reading ", path, ": ", std::strerror(errno));
     close(fd_);
     fd_ = -1;
     return;
   }
+  if (n > 0) Take(absl::string_view(buffer, n));  // logged since the seek: as much ours as any later one
   write_fd_ = open(path.c_str(), O_WRONLY | O_CLOEXEC);
 }
 
@@ -117,7 +147,7 @@ std::string KernelLog::Describe() const {
                                calibrated_ ? absl::StrCat("kernel clock - CLOCK_MONOTONIC = ", offset_us_, " us, measured")
                                            : "kernel clock taken as CLOCK_MONOTONIC: not writable, no marker",
                                ")");
-  if (lost_ > 0) absl::StrAppend(&d, "; ", lost_, " records overwritten before they were read");
+  if (lost_.any()) absl::StrAppend(&d, "; ", lost_.Describe());
   return d;
 }
 
@@ -138,20 +168,25 @@ void KernelLog::Drain() {
   while (true) {
     ssize_t n = read(fd_, buffer, sizeof(buffer) - 1);
     if (n < 0 && errno == EPIPE) {  // overwritten before we read it; the next read goes on
-      ++lost_;
+      lost_.Overrun();
       continue;
     }
     if (n <= 0) return;  // EAGAIN: nothing more for now
-    std::optional<KernelRecord> record = ParseKmsgRecord(absl::string_view(buffer, n));
-    if (!record) continue;
-    if (!pending_mark_.empty() && record->text == pending_mark_) {
-      offset_us_ = record->usec - mark_mono_us_;
-      calibrated_ = true;
-      pending_mark_.clear();
-      continue;
-    }
-    collector_.Add(*record, offset_us_);
+    Take(absl::string_view(buffer, n));
   }
+}
+
+void KernelLog::Take(absl::string_view raw) {
+  std::optional<KernelRecord> record = ParseKmsgRecord(raw);
+  if (!record) return;
+  lost_.Read(record->seq);
+  if (!pending_mark_.empty() && record->text == pending_mark_) {
+    offset_us_ = record->usec - mark_mono_us_;
+    calibrated_ = true;
+    pending_mark_.clear();
+    return;
+  }
+  collector_.Add(*record, offset_us_);
 }
 
 std::vector<KernelProblem> KernelLog::ReadProblems() {
@@ -180,18 +215,34 @@ std::vector<std::string> AttachKernelProblems(const std::vector<KernelProblem>& 
   return outside;
 }
 
-TestResult OutsideTestsResult(const std::string& suite, std::vector<std::string> lines) {
+namespace {
+// A failed result holding kernel problem lines that no test's window took.
+TestResult KernelLogResult(const std::string& suite, const char* name, const std::string& when,
+                           std::vector<std::string> lines, const char* purpose) {
   TestResult r;
   r.suite = suite;
-  r.name = kKernelLogOutsideTests;
+  r.name = name;
   r.status = TestStatus::kFail;
-  r.message = absl::StrCat("kernel log: the kernel reported a problem while suite ", suite,
-                           " ran, outside every test's window: ", lines.empty() ? "" : lines[0]);
+  r.message = absl::StrCat("kernel log: the kernel reported a problem ", when, ": ", lines.empty() ? "" : lines[0]);
   r.kernel_log = std::move(lines);
-  r.purpose = "the kernel logged no WARNING, BUG, Oops, lockdep report, hung task or RCU stall between the "
-              "suite's tests (a driver's deferred work after a test ended, or the runner itself)";
+  r.purpose = purpose;
   r.reference = "Documentation/ABI/testing/dev-kmsg; blktests (fails a test on a kernel warning)";
   return r;
+}
+}  // namespace
+
+TestResult OutsideTestsResult(const std::string& suite, std::vector<std::string> lines) {
+  return KernelLogResult(suite, kKernelLogOutsideTests,
+                         absl::StrCat("while suite ", suite, " ran, outside every test's window"), std::move(lines),
+                         "the kernel logged no WARNING, BUG, Oops, lockdep report, hung task or RCU stall between the "
+                         "suite's tests (a driver's deferred work after a test ended, or the runner itself)");
+}
+
+TestResult WhileProbingResult(std::vector<std::string> lines) {
+  return KernelLogResult(kBrokenCapabilitySuite, kKernelLogWhileProbing,
+                         "while the device was opened and probed, before the first suite", std::move(lines),
+                         "the kernel logged no WARNING, BUG, Oops, lockdep report, hung task or RCU stall while "
+                         "rdmacheck opened the device and its probes tried each capability");
 }
 
 }  // namespace rdmacheck

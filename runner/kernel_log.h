@@ -2,16 +2,19 @@
 // or reports a hung task or an RCU stall while a test runs has failed that test, whatever
 // the verbs returned (blktests fails a test the same way).
 //
-// `rdmacheck run` (the supervising parent) opens /dev/kmsg at its end before the first
-// suite and reads it after each suite. Each record carries the time it was logged, in
-// microseconds on the kernel's clock (local_clock(); Documentation/ABI/testing/dev-kmsg);
-// each test's child reports the test's window on CLOCK_MONOTONIC (events.h). A marker
-// the parent writes into the log at each suite's start measures the offset between the
-// two clocks (where /dev/kmsg is writable; else they are taken as equal, which they are
+// `rdmacheck run` (the supervising parent) opens /dev/kmsg at its end before it opens and
+// probes the device, and reads it before the first suite (what the probes made the kernel
+// report fails KernelLog.WhileProbing) and after each suite. Each record carries the time
+// it was logged, in microseconds on the kernel's clock (local_clock();
+// Documentation/ABI/testing/dev-kmsg); each test's child reports the test's window on
+// CLOCK_MONOTONIC (events.h). A marker the parent writes into the log at each suite's
+// start measures the offset between the two clocks (where /dev/kmsg is writable; else they are taken as equal, which they are
 // on x86 without NTP slewing to within a few microseconds per second).
 //
 // Where /dev/kmsg cannot be read (no CAP_SYSLOG with kernel.dmesg_restrict=1, a container
-// without it) the run says so once: environment.kernel_log "NOT read: <why>".
+// without it) the run says so once: environment.kernel_log "NOT read: <why>". Records the
+// kernel overwrote before they were read (a reader that fell behind: read(2) fails with
+// EPIPE) are counted there too; with --strict either fails the run.
 #ifndef RDMACHECK_RUNNER_KERNEL_LOG_H_
 #define RDMACHECK_RUNNER_KERNEL_LOG_H_
 
@@ -32,6 +35,7 @@ struct KernelRecord {
   int64_t usec = 0;  // kernel clock
   int level = 0;     // syslog level, 0 emerg .. 7 debug
   std::string text;
+  uint64_t seq = 0;  // the record's sequence number: consecutive, so a gap counts lost records
 };
 
 // One /dev/kmsg record: "<prefix>,<seq>,<usec>,<flags>[,...];<text>\n[ KEY=value\n...]".
@@ -65,6 +69,24 @@ class ProblemCollector {
   int64_t last_usec_ = 0;
 };
 
+// The records lost to overruns. After EPIPE the next read returns the oldest record kept;
+// the gap between its sequence number and the last one read is how many were lost. An
+// overrun before any record was read cannot be measured.
+class LostRecords {
+ public:
+  void Overrun();           // read(2) failed with EPIPE
+  void Read(uint64_t seq);  // a record was read
+  bool any() const { return counted_ > 0 || unmeasured_ > 0 || pending_; }
+  // "12 records overwritten before they were read", "at least 12 ...", "an unknown number of ...".
+  std::string Describe() const;
+
+ private:
+  std::optional<uint64_t> last_;
+  bool pending_ = false;  // an overrun the next record measures
+  uint64_t counted_ = 0;
+  int unmeasured_ = 0;
+};
+
 class KernelLog {
  public:
   // Opens `path` positioned after the last record: only what is logged from now on is read.
@@ -84,15 +106,18 @@ class KernelLog {
   // Every problem logged since the last call.
   std::vector<KernelProblem> ReadProblems();
 
+  const LostRecords& lost() const { return lost_; }
+
  private:
   void Drain();
+  void Take(absl::string_view raw);  // one record read
   int fd_ = -1, write_fd_ = -1;
   std::string path_, why_not_;
   int64_t offset_us_ = 0;  // kernel clock - CLOCK_MONOTONIC
   bool calibrated_ = false;
   std::string pending_mark_;
   int64_t mark_mono_us_ = 0;
-  uint64_t lost_ = 0;  // records overwritten before they were read
+  LostRecords lost_;
   ProblemCollector collector_;
 };
 
@@ -105,6 +130,11 @@ std::vector<std::string> AttachKernelProblems(const std::vector<KernelProblem>& 
 // The suite's result for kernel problems outside every test's window (failed).
 inline constexpr char kKernelLogOutsideTests[] = "KernelLog.OutsideTests";
 TestResult OutsideTestsResult(const std::string& suite, std::vector<std::string> lines);
+
+// The run's result for kernel problems logged before the first suite, while the device was
+// opened and probed (failed; suite "capabilities", beside the probe's BrokenCapability.*).
+inline constexpr char kKernelLogWhileProbing[] = "KernelLog.WhileProbing";
+TestResult WhileProbingResult(std::vector<std::string> lines);
 
 }  // namespace rdmacheck
 

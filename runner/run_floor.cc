@@ -43,7 +43,14 @@ TestResult FloorResult(const std::string& name, const std::string& reason) {
 std::vector<TestResult> RunFloorResults(const std::vector<RegisteredTest>& selected,
                                         const std::vector<TestResult>& results, ibv_transport_type transport) {
   std::vector<TestResult> floor;
-  if (transport != IBV_TRANSPORT_IB && transport != IBV_TRANSPORT_IWARP) return floor;  // unknown: no floor
+  if (transport != IBV_TRANSPORT_IB && transport != IBV_TRANSPORT_IWARP) {
+    // No floor rdmacheck knows of: nothing it ran can say the device carries anything, so
+    // the run cannot end green on it.
+    floor.push_back(FloorResult("Transport", absl::StrCat("transport ", static_cast<int>(transport),
+                                                          " is neither InfiniBand/RoCE nor iWARP: rdmacheck has "
+                                                          "no floor for it, so no run on it can pass")));
+    return floor;
+  }
   std::set<std::string> selected_bodies;
   for (const RegisteredTest& t : selected) selected_bodies.insert(TestBodyName(t.name));
 

@@ -6,7 +6,8 @@
 // and RDMA READ (IBTA Vol 1 9.4 and Table 38 for RC; RFC 5040 and RFC 5041 for iWARP).
 // Where the run selected the basic test of such an operation, at least one instance of it
 // must reach a verdict (pass, fail, xfail, xpass); a skip or blocked of every instance
-// fails the floor. And every suite the run selected must come back with results.
+// fails the floor. And every suite the run selected must come back with results. A device
+// of any other transport fails RunFloor.Transport: there is no floor to hold it to.
 #ifndef RDMACHECK_RUNNER_RUN_FLOOR_H_
 #define RDMACHECK_RUNNER_RUN_FLOOR_H_
 

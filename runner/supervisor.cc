@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/reap.h"
 #include "runner/events.h"
 #include "runner/kernel_log.h"
 #include "runner/leak_check.h"
@@ -39,6 +40,10 @@ std::string DescribeExit(int wstatus) {
   if (WIFSIGNALED(wstatus)) {
     int sig = WTERMSIG(wstatus);
     return absl::StrCat("crashed: signal ", sig, " (", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", ")");
+  }
+  if (WEXITSTATUS(wstatus) == kChildFailedOutsideTests) {
+    return "GoogleTest reported a failure outside every test (RUN_ALL_TESTS() failed: SetUpTestSuite, "
+           "TearDownTestSuite or an environment; no test's result carries it)";
   }
   return absl::StrCat("child process exited with status ", WEXITSTATUS(wstatus));
 }
@@ -104,6 +109,10 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
     int wstatus = 0;
     bool exited = false, killed = false, leak_checked = false, abandoned = false;
     std::string last_test;  // the last test this child ended
+    std::string stuck;  // "; process N did not exit ... after SIGKILL: state D ..." (reap.h), else ""
+    auto kill_child = [&] {
+      if (absl::Status gone = KillAndReap(pid); !gone.ok()) stuck = absl::StrCat("; ", gone.message());
+    };
     while (true) {
       for (TestEvent& e : reader.ReadNew()) {
         if (e.kind == TestEvent::Kind::kStart) {
@@ -144,10 +153,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
         }
       }
       if (RunStopping(options)) {  // the peer is gone (found here or by another supervisor)
-        if (!exited) {
-          kill(pid, SIGKILL);
-          waitpid(pid, &wstatus, 0);
-        }
+        if (!exited) kill_child();
         abandoned = true;  // what it was running, and what it had not run, are not run
         break;
       }
@@ -160,15 +166,21 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
       // last one, the teardown's (closing a device and counting objects take seconds).
       const bool tearing_down = running.empty() && done.size() == plan.tests.size();
       if (absl::Now() - running_since > (tearing_down ? options.teardown_timeout : options.test_timeout)) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &wstatus, 0);
+        kill_child();
         killed = true;
         exited = true;
         continue;
       }
       usleep(20 * 1000);
     }
-    if (abandoned) break;
+    if (abandoned) {  // the tests are not run; a child stuck in the driver is still a finding
+      if (!stuck.empty()) {
+        record(SuiteFailure(plan.suite, kChildEndTest,
+                            absl::StrCat("killed as the run stopped", stuck, "; child output in ", log)),
+               0);
+      }
+      break;
+    }
 
     const bool all_done = running.empty() && done.size() == plan.tests.size();
     if (all_done) {  // the child's end, after its last test
@@ -176,7 +188,8 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
       if (killed) {
         record(SuiteFailure(plan.suite, kChildEndTest,
                             absl::StrCat("the child hung ", after, ": not gone ", absl::FormatDuration(options.teardown_timeout),
-                                         " later (closing the device or the leak check), killed; child output in ", log)),
+                                         " later (closing the device or the leak check), killed", stuck,
+                                         "; child output in ", log)),
                0);
       } else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
         record(SuiteFailure(plan.suite, kChildEndTest,
@@ -192,7 +205,7 @@ SuiteOutcome RunSuite(const SuitePlan& plan, const ChildOptions& options) {
       continue;
     }
     std::string why = killed ? absl::StrCat("timed out: no result after ", absl::FormatDuration(options.test_timeout),
-                                            " (watchdog; see --test_timeout)")
+                                            " (watchdog; see --test_timeout)", stuck)
                              : DescribeExit(wstatus);
     if (!running.empty() && !done.count(running)) {
       TestResult r;

@@ -68,9 +68,12 @@ inline constexpr char kPeerPairsProperty[] = "rdmacheck_peer_pairs";
   } while (0)
 
 // Skips the current test because another test's failure makes it impossible (the device
-// never enters the state it starts from, ...): the skip names that test, and the summary
-// and the report count it under it, not under a missing capability (results.h).
-#define RDMACHECK_SKIP_AS_CONSEQUENCE_OF(test_body) GTEST_SKIP() << ::rdmacheck::kConsequenceOf << test_body << ": "
+// never enters the state it starts from, ...): the skip names that test's instance whose
+// deviation stands in the way ("QpSqeTest.X/UC", results.h InstanceName), and the summary
+// and the report count it under it, not under a missing capability. It stays `blocked` only
+// when that instance xfailed in the same run; otherwise it is a failure (JudgeConsequences).
+#define RDMACHECK_SKIP_AS_CONSEQUENCE_OF(cause_instance) \
+  GTEST_SKIP() << ::rdmacheck::kConsequenceOf << cause_instance << ": "
 
 // Skips the current test in two-host mode: for tests that truly need both endpoints in
 // one process (objects the two endpoints share, the rdma_cm id of the passive side, ...).

@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "absl/strings/str_cat.h"
+#include "harness/reap.h"
 #include "harness/status.h"
 
 namespace rdmacheck {
@@ -72,14 +74,19 @@ absl::StatusOr<int64_t> CallInChild(const std::function<int64_t()>& fn, absl::Du
     }
   }
   close(fds[0]);
-  int status = 0;
-  if (!eof) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    return absl::DeadlineExceededError(
-        absl::StrCat("the call did not return within ", absl::FormatDuration(timeout), " (child killed)"));
+  // A child that closed its pipe is ending; its exit (closing the inherited verbs files) may
+  // still hang in the driver, so that wait is bounded too.
+  absl::StatusOr<int> exited = absl::DeadlineExceededError("still running");
+  if (eof) exited = ReapWithin(pid, KillReapBound());
+  if (absl::IsDeadlineExceeded(exited.status())) {
+    std::string why = eof ? "the child did not exit after the call (killed)"
+                          : absl::StrCat("the call did not return within ", absl::FormatDuration(timeout),
+                                         " (child killed)");
+    if (absl::Status gone = KillAndReap(pid); !gone.ok()) absl::StrAppend(&why, "; ", gone.message());
+    return absl::DeadlineExceededError(why);
   }
-  if (waitpid(pid, &status, 0) != pid) return ErrnoStatus(errno, "waitpid");
+  if (!exited.ok()) return exited.status();
+  const int status = *exited;
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     return absl::AbortedError(

@@ -20,7 +20,8 @@
 namespace rdmacheck {
 
 // `fn`'s value, or ABORTED "killed by signal N (NAME)" / DEADLINE_EXCEEDED when the child
-// did not return within `timeout` (it is then killed).
+// did not return within `timeout` (it is then killed; one that outlives SIGKILL, stuck in
+// the driver, is named as such: harness/reap.h).
 absl::StatusOr<int64_t> CallInChild(const std::function<int64_t()>& fn, absl::Duration timeout);
 
 }  // namespace rdmacheck

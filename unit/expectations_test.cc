@@ -2,6 +2,9 @@
 // what an entry makes of a result (xfail / xpass).
 #include "capabilities/expectations/expectations.h"
 
+#include <cstdio>
+#include <fstream>
+
 #include "capabilities/verdict/broken.h"
 
 #include "gmock/gmock.h"
@@ -112,6 +115,57 @@ TEST(ExpectationFormatTest, AWireEntryNamesItsRuleAndHowManyViolationsItAbsorbs)
 
 TEST(ExpectationFormatTest, TopLevelAlternativesSplitOutsideGroupsAndClasses) {
   EXPECT_THAT(TopLevelAlternatives("a|(b|c)|[|]d|e\\|f"), ElementsAre("a", "(b|c)", "[|]d", "e\\|f"));
+}
+
+TEST(ExpectationFormatTest, SignatureAlternativesMultiplyOutGroups) {
+  EXPECT_THAT(SignatureAlternatives("a(b|c)d|e"), ElementsAre("a(b)d", "a(c)d", "e"));
+  EXPECT_THAT(SignatureAlternatives("(x|y(1|2))+z"), ElementsAre("(x)+z", "(y(1))+z", "(y(2))+z"));
+  EXPECT_THAT(SignatureAlternatives("(?:p|q)[(|]\\(r\\|s\\)"),
+              ElementsAre("(?:p)[(|]\\(r\\|s\\)", "(?:q)[(|]\\(r\\|s\\)"));
+  EXPECT_THAT(SignatureAlternatives("a(?!b|c)"), ElementsAre("a(?!b|c)"));  // a condition, not text
+  EXPECT_GT(SignatureAlternatives("(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)").size(), kMaxSignatureAlternatives);
+}
+
+std::string LoadError(const std::string& signature) {
+  nlohmann::json e = Entry("A.B");
+  e["signature"] = signature;
+  return std::string(ParseExpectations({{"driver", "siw"}, {"expectations", {e}}}, "/x/siw.json").status().message());
+}
+
+// Issue "Verdict integrity III" item 5: signatures that match any failure, or any timeout.
+TEST(ExpectationFormatTest, AlternativesThatMatchWhatAnyFailurePrintsAreRefused) {
+  for (const char* generic : {"IBV_WC_SUCCESS|(IBV_WC_REM_ACCESS_ERR|\\.cc:\\d+: )", "Value of:", "Failure",
+                              "Expected equality of these values", "Timed out", "timed out after \\S+",
+                              "timed out after ([\\d.]+(ms|h|m|s))+ waiting for a completion event",
+                              "waiting for an rdma_cm event", "waiting for an async event"}) {
+    const std::string error = LoadError(generic);
+    EXPECT_THAT(error, HasSubstr("matches what any failure prints")) << generic;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;  // one line, as `run` prints it
+  }
+  EXPECT_THAT(LoadError("(\\d+|1) of 1 arrived"), HasSubstr("whatever was awaited"));
+  EXPECT_EQ(LoadError("waiting for (completions|a completion event): 0 of 1"), "");  // each names one
+  EXPECT_THAT(LoadError("waiting for [a-z ]+: 0 of 1 arrived"), HasSubstr("whatever was awaited"));
+  EXPECT_THAT(LoadError("waiting for completions: \\d+ of 5 arrived"), HasSubstr("whatever count arrived"));
+  EXPECT_THAT(LoadError("waiting for completions: [01] of 5"), HasSubstr("whatever count arrived"));
+  for (const char* named : {"waiting for a completion event: 0 of 1 arrived", "waiting for completions: 1 of 5 arrived",
+                            "waiting for completions: 0 of \\d+ arrived",
+                            "waiting for RDMA_CM_EVENT_CONNECT_REQUEST: 0 of 1 arrived",
+                            "the SEND never completed: [^\\n]*waiting for completions: \\d+ of 1 arrived",
+                            "status is IBV_WC_LOC_QP_OP_ERR, expected IBV_WC_LOC_PROT_ERR"}) {
+    EXPECT_EQ(LoadError(named), "") << named;
+  }
+}
+
+// A user's file (`run --expectations FILE`) loads through the same checks as a shipped one.
+TEST(ExpectationFormatTest, AUsersFileGetsTheSameChecks) {
+  const std::string path = ::testing::TempDir() + "/user_expectations.json";
+  nlohmann::json e = Entry("CqEventsTest.SolicitedOnlyWakesOnlyForSolicited");
+  e["signature"] = "timed out after \\S+ waiting for a completion event";
+  std::ofstream(path) << nlohmann::json{{"driver", "siw"}, {"expectations", {e}}}.dump();
+  absl::StatusOr<ExpectationFile> file = LoadExpectations(path);
+  EXPECT_THAT(file.status().message(), HasSubstr("user_expectations.json entry 0: signature alternative"));
+  EXPECT_THAT(file.status().message(), HasSubstr("matches what any failure prints"));
+  std::remove(path.c_str());
 }
 
 TEST(ExpectationMatchTest, PatternsMatchFullOrCatalogueNames) {

@@ -1,8 +1,10 @@
 // A GoogleTest process that reports through the runner's event writer (runner/events.h), as
 // `rdmacheck __child` does, for unit/failure_parts_test.cc: its tests fail the ways a device
 // test can, so that test reads the messages the runner really writes, not a hand-made join.
+// OutsideTests fails outside its test, for unit/child_exit_test.cc.
 //
-//   rdmacheck_failure_parts_child EVENTS_FILE   (exits 1: its tests fail on purpose)
+//   rdmacheck_failure_parts_child EVENTS_FILE --gtest_filter=RunnerMessages.*
+//   (exits as __child does, ChildExitAfterTests: 0 here, the failures are the tests')
 #include <stdexcept>
 
 #include "gtest/gtest.h"
@@ -38,11 +40,19 @@ TEST(RunnerMessages, FailsThenThrows) {
   throw std::runtime_error("ibv_post_send: ENOMEM");
 }
 
+// Its test passes; its TearDownTestSuite fails, where no test's result can carry it.
+class OutsideTests : public ::testing::Test {
+ public:
+  static void TearDownTestSuite() { ADD_FAILURE() << "TearDownTestSuite: ibv_dealloc_pd: EBUSY"; }
+};
+
+TEST_F(OutsideTests, Passes) {}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   if (argc != 2) return 2;
   ::testing::UnitTest::GetInstance()->listeners().Append(rdmacheck::MakeEventWriter(argv[1]).release());
-  return RUN_ALL_TESTS();
+  return rdmacheck::ChildExitAfterTests(RUN_ALL_TESTS(), *::testing::UnitTest::GetInstance());
 }

@@ -2,10 +2,12 @@
 // exactly the planted troubles — the failing node with its test, the broken capability,
 // the node on another kernel as an outlier, the node that never reported, the slow pair —
 // sorts them first and folds the healthy ones; in a fleet of two, ties go to the healthy
-// node; run directories on disk load into the same model.
+// node; a run that did not finish and a capability missing where most of its kind have it
+// are trouble, named first; run directories on disk load into the same model.
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "reports/fleet/fleet_model.h"
 #include "reports/fleet/fleet_output.h"
 #include "gmock/gmock.h"
@@ -22,6 +24,7 @@ using ::testing::Field;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
+using ::testing::StartsWith;
 using namespace fixtures;  // NOLINT: the fixtures are this file's vocabulary
 
 const FleetNode& Node(const FleetReport& fleet, const std::string& name) {
@@ -202,6 +205,73 @@ TEST(FleetOfTwoTest, AFailedPairIsTrouble) {
   EXPECT_TRUE(fleet.pairs[0].Failed());
   EXPECT_EQ(fleet.CountNodes(NodeVerdict::kHealthy), 2) << "a pair's failure is not a node's own";
   EXPECT_TRUE(fleet.Troubled());
+}
+
+std::vector<std::string> SummaryLines(const FleetReport& fleet) { return absl::StrSplit(FleetSummaryText(fleet, {}), '\n'); }
+
+// A node whose run did not finish is trouble, named first with the reason its results give:
+// the lab's failure (environment.lab_failure), else that they give none (a node that died
+// in a kernel panic leaves results.json as it was after its last suite).
+TEST(FleetTroubleTest, ARunThatDidNotFinishIsTroubleWithItsReason) {
+  DeviceRun died = NodeRun("c", 5), stopped = NodeRun("d", 5);
+  died.results.complete = false;
+  died.results.tests.resize(2);
+  stopped.results.complete = false;
+  stopped.results.environment["lab_failure"] = {{"reason", "the peer a:18515 stopped answering its side channel"},
+                                                {"not_run", {"Suite04Test.Behaviour0004"}}};
+  FleetReport fleet = BuildFleet({NodeRun("a", 5), NodeRun("b", 5), died, stopped}, {{}, {}, {}, {}}, {});
+  EXPECT_EQ(Node(fleet, "c").verdict, NodeVerdict::kIncomplete);
+  EXPECT_EQ(Node(fleet, "d").verdict, NodeVerdict::kIncomplete);
+  EXPECT_TRUE(fleet.Troubled());
+  const std::vector<std::string> lines = SummaryLines(fleet);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_THAT(lines[0], HasSubstr("4 nodes: 2 healthy, 2 incomplete"));
+  EXPECT_THAT(lines[1], StartsWith("  incomplete, outlier c: mlx5_0: the run did not finish (complete: false); its "
+                                   "results stop where it did, after 2 results, and do not say why"));
+  EXPECT_EQ(lines[2], "  incomplete d: mlx5_0: the lab failed, not the device; 1 tests not run, and none after the "
+                      "failure is the device's: the peer a:18515 stopped answering its side channel");
+  EXPECT_EQ(FleetToJson(fleet)["summary"]["incomplete"], 2);
+}
+
+// A capability most devices of its kind (driver and model) have, absent on one of them, is
+// trouble: the node is missing it, named with the device, the capability and how many of
+// its kind have it; the difference is not listed twice.
+TEST(FleetTroubleTest, ACapabilityMostOfItsKindHaveIsMissingWhereAbsent) {
+  DeviceRun lacking = NodeRun("c", 5);
+  lacking.observed["cap05"].outcome = "unsupported";
+  FleetReport fleet = BuildFleet({NodeRun("a", 5), NodeRun("b", 5), lacking}, {{}, {}, {}}, {});
+  const FleetNode& c = Node(fleet, "c");
+  EXPECT_EQ(c.verdict, NodeVerdict::kMissing);
+  EXPECT_TRUE(c.outlier);
+  EXPECT_TRUE(fleet.Troubled());
+  const std::string finding = "mlx5_0: lacks cap05: unsupported here, supported on 2 of the fleet's 3 mlx5 devices";
+  EXPECT_THAT(NodeFindings(fleet, c), ElementsAre(finding));
+  const std::vector<std::string> lines = SummaryLines(fleet);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_THAT(lines[0], HasSubstr("3 nodes: 2 healthy, 1 missing"));
+  EXPECT_EQ(lines[1], "  missing, outlier c: " + finding);
+  const nlohmann::json json = FleetToJson(fleet)["nodes"][0];
+  EXPECT_EQ(json["name"], "c");
+  EXPECT_EQ(json["missing_capabilities"], nlohmann::json::parse(R"([{"device": "mlx5_0", "capability": "cap05",
+      "kind": "mlx5", "present": 2, "of_kind": 3}])"));
+}
+
+// Only devices of the same driver and model count: a device of another part that lacks what
+// the others have stands out (a finding), but nothing says it should have it.
+TEST(FleetTroubleTest, ADeviceOfAnotherModelLackingACapabilityIsAnOutlierOnly) {
+  std::vector<DeviceRun> runs = {NodeRun("a", 5), NodeRun("b", 5), NodeRun("c", 5)};
+  for (DeviceRun& r : runs) r.identity.update({{"vendor_id", 0x15b3}, {"vendor_part_id", 0x101d}});
+  runs[2].observed["cap05"].outcome = "unsupported";
+  EXPECT_THAT(Node(BuildFleet(runs, {{}, {}, {}}, {}), "c").missing_capabilities,
+              ElementsAre(Field(&MissingCapability::kind, "mlx5 15b3:101d")));
+
+  runs[2].identity["vendor_part_id"] = 0x1017;
+  FleetReport fleet = BuildFleet(runs, {{}, {}, {}}, {});
+  const FleetNode& c = Node(fleet, "c");
+  EXPECT_EQ(c.verdict, NodeVerdict::kOutlier);
+  EXPECT_THAT(c.missing_capabilities, IsEmpty());
+  EXPECT_THAT(DifferencesOf(c), ElementsAre(Diff("capability", "cap05", "unsupported", "supported")));
+  EXPECT_FALSE(fleet.Troubled());
 }
 
 // From disk: nodes/<node>/<device> and pairs/<a>--<b>/<device>, as ci/slurm/ writes them.

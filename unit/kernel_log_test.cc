@@ -2,6 +2,9 @@
 // reports, grouping their lines, and attributing them to the tests whose window holds them.
 #include "runner/kernel_log.h"
 
+#include <filesystem>
+#include <fstream>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -18,6 +21,7 @@ TEST(KmsgRecordTest, ParsesPrefixTimeAndTextWithoutDictionary) {
       ParseKmsgRecord("4,1234,5678901,-,caller=T12;WARNING: CPU: 0 PID: 12 at x.c:1 f+0x1/0x2\n SUBSYSTEM=x\n");
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->usec, 5678901);
+  EXPECT_EQ(r->seq, 1234u);
   EXPECT_EQ(r->level, 4);
   EXPECT_EQ(r->text, "WARNING: CPU: 0 PID: 12 at x.c:1 f+0x1/0x2");
   EXPECT_EQ(ParseKmsgRecord("12,9,100,-;rdmacheck: x\n")->level, 4);  // facility user (1<<3) | warning
@@ -118,6 +122,65 @@ TEST(AttachKernelProblemsTest, ATestWithoutWindowTakesNothing) {
   std::vector<TestResult> tests = {Windowed("A.NeverStarted", 0, 0)};
   EXPECT_THAT(AttachKernelProblems({{0, {"BUG: b"}}}, tests), ElementsAre("BUG: b"));
   EXPECT_EQ(tests[0].status, TestStatus::kPass);
+}
+
+// Issue "Verdict integrity III" item 6: records the kernel overwrote before they were read.
+TEST(LostRecordsTest, TheGapAfterAnOverrunCountsWhatWasLost) {
+  LostRecords lost;
+  lost.Read(10);
+  lost.Read(11);
+  EXPECT_FALSE(lost.any());
+  lost.Overrun();
+  EXPECT_TRUE(lost.any());  // before the next record says how many
+  EXPECT_EQ(lost.Describe(), "an unknown number of records overwritten before they were read");
+  lost.Read(23);
+  EXPECT_EQ(lost.Describe(), "11 records overwritten before they were read");
+}
+
+TEST(LostRecordsTest, AnOverrunBeforeAnyRecordCannotBeCounted) {
+  LostRecords lost;
+  lost.Overrun();
+  lost.Read(500);
+  EXPECT_EQ(lost.Describe(), "an unknown number of records overwritten before they were read");
+  lost.Overrun();
+  lost.Read(510);
+  EXPECT_EQ(lost.Describe(), "at least 9 records overwritten before they were read");
+}
+
+// A log file standing in for /dev/kmsg: each append is one record, read by the next read(2).
+class KernelLogFileTest : public ::testing::Test {
+ protected:
+  void Append(const std::string& record) { std::ofstream(path_, std::ios::app) << record; }
+  const std::string path_ = ::testing::TempDir() + "/kmsg_" +
+                            ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  void SetUp() override { std::ofstream(path_, std::ios::trunc) << "4,1,100,-;WARNING: before the reader opened\n"; }
+  void TearDown() override { std::filesystem::remove(path_); }
+};
+
+// What the run opens before probing sees what the probes make the kernel report; what was
+// logged before it opened is not the run's.
+TEST_F(KernelLogFileTest, ReadsWhatIsLoggedAfterItOpened) {
+  KernelLog log(path_);
+  ASSERT_TRUE(log.readable()) << log.Describe();
+  Append("4,2,2000000,-;WARNING: CPU: 0 PID: 9 at drivers/infiniband/sw/rxe/rxe_qp.c:1 probe\n");
+  std::vector<KernelProblem> problems = log.ReadProblems();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_THAT(problems[0].lines[0], HasSubstr("rxe_qp.c:1 probe"));
+  TestResult r = WhileProbingResult(problems[0].lines);
+  EXPECT_EQ(r.name, kKernelLogWhileProbing);
+  EXPECT_EQ(r.status, TestStatus::kFail);
+  EXPECT_THAT(r.message, HasSubstr("while the device was opened and probed"));
+  EXPECT_THAT(r.kernel_log, ElementsAre(HasSubstr("rxe_qp.c:1 probe")));
+}
+
+TEST_F(KernelLogFileTest, ASequenceGapIsCountedAsLost) {
+  KernelLog log(path_);
+  Append("6,2,2000,-;rdma_rxe: loaded\n");
+  EXPECT_THAT(log.ReadProblems(), IsEmpty());
+  Append("6,9,3000,-;rdma_rxe: later\n");
+  EXPECT_THAT(log.ReadProblems(), IsEmpty());
+  EXPECT_TRUE(log.lost().any());
+  EXPECT_THAT(log.Describe(), HasSubstr("6 records overwritten before they were read"));
 }
 
 TEST(KernelLogTest, SaysOnceWhyItCannotRead) {

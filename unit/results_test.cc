@@ -8,6 +8,7 @@
 namespace rdmacheck {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TestResult Result(std::string suite, std::string name, TestStatus status, std::string capability = "") {
@@ -52,11 +53,14 @@ TEST(ResultsTest, SummaryCountsBodiesAndConsequenceSkips) {
                                    Result("qp", "Types/QpSqeTest.Sqe/UD", TestStatus::kXfail),
                                    Result("qp", "Table/QpLegal.T/UC_SQE_to_RTS", TestStatus::kSkip),
                                    Result("qp", "Table/QpLegal.T/UD_SQE_to_ERR", TestStatus::kSkip)};
-  for (int i : {2, 3}) tests[i].message = std::string(kConsequenceOf) + "QpSqeTest.Sqe: the start state SQE is out of reach";
+  tests[2].message = std::string(kConsequenceOf) + "QpSqeTest.Sqe/UC: the start state SQE is out of reach";
+  tests[3].message = std::string(kConsequenceOf) + "QpSqeTest.Sqe/UD: the start state SQE is out of reach";
   RunSummary s = Summarize(tests);
   EXPECT_EQ(s.total, 4);
   EXPECT_EQ(s.bodies, 2);
-  EXPECT_EQ(ConsequenceOf(tests[2]), "QpSqeTest.Sqe");
+  EXPECT_EQ(InstanceName("Types/QpSqeTest.Sqe/UC"), "QpSqeTest.Sqe/UC");
+  EXPECT_EQ(InstanceName("PdTest.A"), "PdTest.A");
+  EXPECT_EQ(ConsequenceOf(tests[2]), "QpSqeTest.Sqe/UC");
   EXPECT_EQ(s.skipped_as_consequence_of.at("QpSqeTest.Sqe"), 2);
   EXPECT_TRUE(s.skipped_by_capability.empty());
 }
@@ -64,10 +68,15 @@ TEST(ResultsTest, SummaryCountsBodiesAndConsequenceSkips) {
 // Issue 30.3: a skip "as a consequence of" X is honest only while X's failure is an
 // expected deviation. Then it is `blocked`, counted apart; when X failed unexpectedly or
 // passed, the skip hid something and is a failure.
+TestResult ConsequenceSkip(const std::string& cause_instance, const std::string& name) {
+  TestResult r = Result("qp", name, TestStatus::kSkip);
+  r.message = std::string(kConsequenceOf) + cause_instance + ": the start state SQE is out of reach";
+  return r;
+}
+
 std::vector<TestResult> ConsequenceOfSqe(TestStatus cause_status) {
   std::vector<TestResult> tests = {Result("qp", "Types/QpSqeTest.Sqe/UC", cause_status),
-                                   Result("qp", "Table/QpLegal.T/UC_SQE_to_RTS", TestStatus::kSkip)};
-  tests[1].message = std::string(kConsequenceOf) + "QpSqeTest.Sqe: the start state SQE is out of reach";
+                                   ConsequenceSkip("QpSqeTest.Sqe/UC", "Table/QpLegal.T/UC_SQE_to_RTS")};
   JudgeConsequences(tests);
   return tests;
 }
@@ -92,6 +101,44 @@ TEST(ResultsTest, AConsequenceOfAnUnexpectedFailureOrAPassFails) {
   }
 }
 
+// The statuses after JudgeConsequences, in order.
+std::vector<TestStatus> Judged(std::vector<TestResult>& tests) {
+  JudgeConsequences(tests);
+  std::vector<TestStatus> statuses;
+  for (const TestResult& t : tests) statuses.push_back(t.status);
+  return statuses;
+}
+
+// Verdict integrity III.7: blocked only behind the *same instance* of the cause. The UC
+// instance xfailed, the UD one passed: UD's consequence has nothing in its way and fails.
+TEST(ResultsTest, AConsequenceIsBlockedOnlyBehindTheXfailOfItsOwnInstance) {
+  std::vector<TestResult> tests = {Result("qp", "Types/QpSqeTest.Sqe/UC", TestStatus::kXfail),
+                                   Result("qp", "Types/QpSqeTest.Sqe/UD", TestStatus::kPass),
+                                   ConsequenceSkip("QpSqeTest.Sqe/UC", "Table/QpLegal.T/UC_SQE_to_RTS"),
+                                   ConsequenceSkip("QpSqeTest.Sqe/UD", "Table/QpLegal.T/UD_SQE_to_RTS")};
+  EXPECT_THAT(Judged(tests),
+              ElementsAre(TestStatus::kXfail, TestStatus::kPass, TestStatus::kBlocked, TestStatus::kFail));
+  EXPECT_THAT(tests[3].message, HasSubstr("QpSqeTest.Sqe/UD passed"));
+}
+
+// A cause filtered out of the run (or named wrongly) explains nothing: the consequence's
+// own outcome, a start it could not reach, stands as a failure.
+TEST(ResultsTest, AConsequenceOfACauseThatDidNotRunFails) {
+  std::vector<TestResult> tests = {ConsequenceSkip("QpSqeTest.Sqe/UC", "Table/QpLegal.T/UC_SQE_to_RTS")};
+  EXPECT_THAT(Judged(tests), ElementsAre(TestStatus::kFail));
+  EXPECT_THAT(tests[0].message, HasSubstr("QpSqeTest.Sqe/UC did not run here"));
+}
+
+// An unparameterised cause is the test itself; a parameterised one must be named by instance.
+TEST(ResultsTest, AConsequenceNamesItsCausesInstance) {
+  std::vector<TestResult> tests = {Result("pd", "PdTest.A", TestStatus::kXfail),
+                                   ConsequenceSkip("PdTest.A", "PdTest.B"),
+                                   Result("qp", "Types/QpSqeTest.Sqe/UC", TestStatus::kXfail),
+                                   ConsequenceSkip("QpSqeTest.Sqe", "Table/QpLegal.T/UC_SQE_to_RTS")};
+  EXPECT_THAT(Judged(tests),
+              ElementsAre(TestStatus::kXfail, TestStatus::kBlocked, TestStatus::kXfail, TestStatus::kFail));
+}
+
 TEST(ResultsTest, ABlockedResultRoundTripsThroughJsonAndJunit) {
   RunResults run = Sample();
   run.tests = ConsequenceOfSqe(TestStatus::kXfail);
@@ -99,7 +146,7 @@ TEST(ResultsTest, ABlockedResultRoundTripsThroughJsonAndJunit) {
   absl::StatusOr<RunResults> back = ResultsFromJson(ResultsToJson(run));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->tests[1].status, TestStatus::kBlocked);
-  EXPECT_THAT(ResultsToJunit(run), HasSubstr("<skipped message=\"blocked: consequence of QpSqeTest.Sqe"));
+  EXPECT_THAT(ResultsToJunit(run), HasSubstr("<skipped message=\"blocked: consequence of QpSqeTest.Sqe/UC"));
 }
 
 // Two-host mode: a test counts as run with the peer only if it built a pair there and

@@ -70,6 +70,13 @@ TEST(RunFloorTest, OnlyWhatTheSelectionConcerns) {
               IsEmpty());
 }
 
+TEST(RunFloorTest, ATransportWithoutAFloorFails) {
+  std::vector<TestResult> floor = RunFloorResults(kDatapath, AllWith(TestStatus::kPass), IBV_TRANSPORT_USNIC);
+  ASSERT_THAT(floor, SizeIs(1));
+  EXPECT_EQ(floor[0].name, "RunFloor.Transport");
+  EXPECT_EQ(floor[0].status, TestStatus::kFail);
+}
+
 TEST(RunFloorTest, ASelectedSuiteWithoutResultsFails) {
   const std::vector<RegisteredTest> two = {Registered("pd", "PdTest.A"), Registered("cq", "CqTest.B")};
   std::vector<TestResult> floor = RunFloorResults(two, {Result("pd", "PdTest.A", TestStatus::kPass)}, IBV_TRANSPORT_IB);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runner/events.h"
@@ -58,6 +59,13 @@ TEST(SupervisorEndTest, ACrashAfterTheLastTestFails) {
 TEST(SupervisorEndTest, ANonZeroExitFails) {
   SuiteOutcome outcome = RunChild(true, "exit 3");
   EXPECT_THAT(outcome.results, Contains(Failed(kChildEndTest, "exited with status 3")));
+}
+
+// Verdict integrity III.10: the child's RUN_ALL_TESTS() failed outside every test
+// (runner/events.h ChildExitAfterTests) while its one test passed.
+TEST(SupervisorEndTest, AFailureOutsideEveryTestFails) {
+  SuiteOutcome outcome = RunChild(true, absl::StrCat("exit ", kChildFailedOutsideTests));
+  EXPECT_THAT(outcome.results, Contains(Failed(kChildEndTest, "a failure outside every test")));
 }
 
 TEST(SupervisorEndTest, AMissingLeakCheckFails) {

@@ -26,6 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "capabilities/expectations/signature_lint.h"
 #include "results/results.h"
 #include "nlohmann/json.hpp"
 
@@ -88,9 +89,12 @@ struct ExpectationFile {
 // Parsing checks the format strictly (unknown keys, missing reason, reference or signature,
 // a signature that is not a valid regular expression, a bad kind or version are errors
 // naming the file and the entry). An entry must be specific: its test pattern names a
-// fixture (no "*", no "*Test."), no alternative of its signature matches nearly anything
-// (SignatureTooBroad), and a wire entry has its "rule" and "absorbs". How specific each
-// signature is against the tests' own messages is unit/expectation_lint_test.cc's job.
+// fixture (no "*", no "*Test."), no alternative of its signature, groups multiplied out,
+// is broader than a deviation (signature_lint.h: nearly anything, what any failure prints,
+// a timeout that names neither what was awaited nor the count), and a wire entry has its
+// "rule" and "absorbs". A user's --expectations file loads through the same checks. How
+// specific each signature is against the tests' own messages needs the sources:
+// unit/expectation_lint_test.cc and unit/expectation_sites_test.cc.
 
 absl::StatusOr<ExpectationFile> ParseExpectations(const nlohmann::json& json, const std::string& path);
 absl::StatusOr<ExpectationFile> LoadExpectations(const std::string& path);
@@ -115,12 +119,6 @@ const Expectation* FindCapabilityExpectation(const ExpectationFile& file, absl::
 // the entries about the test's packets on a wire instead.
 const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,
                                    absl::string_view kernel, absl::string_view rdma_core, bool on_the_wire = false);
-
-// The top-level alternatives of a regular expression ("a|(b|c)|d" -> "a", "(b|c)", "d").
-std::vector<std::string> TopLevelAlternatives(absl::string_view pattern);
-// Why an alternative of a signature matches nearly anything (it matches "", a single
-// character or a bare number, as .* or \w+ or \d+ do), or "" when it does not.
-std::string SignatureTooBroad(absl::string_view alternative);
 
 // The parts of a failure message, one per failed assertion (for MatchesFailure): the
 // runner's parts, split at its blank lines (AppendFailurePart, results/results.h), each with

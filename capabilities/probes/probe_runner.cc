@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "capabilities/declared/declared_support.h"
+#include "harness/reap.h"
 #include "harness/status.h"
 #include "harness/timeouts.h"
 
@@ -191,21 +192,18 @@ ProbeReport RunInChild(const std::vector<Cap>& caps, absl::Duration limit, const
   }
   close(fds[0]);
 
-  // Reap the child; one that does not leave in time (stuck tearing down) is killed.
+  // Reap the child; one that does not leave in time (stuck tearing down) is killed, and one
+  // that outlives that (stuck in the driver) is named, not waited for.
   int status = 0;
-  const absl::Time reap_deadline = absl::Now() + absl::Seconds(5);
-  while (!timed_out && waitpid(pid, &status, WNOHANG) == 0) {
-    if (absl::Now() > reap_deadline) {
-      timed_out = true;
-      break;
-    }
-    absl::SleepFor(absl::Milliseconds(10));
+  if (!timed_out) {
+    absl::StatusOr<int> exited = ReapWithin(pid, absl::Seconds(5));
+    timed_out = absl::IsDeadlineExceeded(exited.status());
+    status = exited.value_or(0);
   }
   if (timed_out) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    return AllBroken(caps, ETIMEDOUT,
-                     absl::StrFormat("probe timed out after %s", absl::FormatDuration(limit)));
+    std::string detail = absl::StrFormat("probe timed out after %s", absl::FormatDuration(limit));
+    if (absl::Status gone = KillAndReap(pid); !gone.ok()) absl::StrAppend(&detail, "; ", gone.message());
+    return AllBroken(caps, ETIMEDOUT, detail);
   }
   if (WIFSIGNALED(status)) {
     return AllBroken(caps, 0, absl::StrCat("probe crashed: ", SignalName(WTERMSIG(status))));

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "reports/fleet/fleet_output.h"
+#include "reports/presentation.h"
 #include "results/failure_line.h"
 
 namespace rdmacheck {
@@ -19,20 +20,35 @@ std::string DifferenceText(const Difference& d) {
   return absl::StrCat(d.kind, " ", d.subject, ": ", or_none(d.value), " (fleet: ", or_none(d.majority), ")");
 }
 
+std::string MissingCapabilityText(const MissingCapability& m) {
+  return absl::StrCat(m.device, ": lacks ", m.capability, ": unsupported here, supported on ", m.present,
+                      " of the fleet's ", m.of_kind, " ", m.kind, " devices");
+}
+
 std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode& node) {
   std::vector<std::string> lines = node.notes;
+  // A run cut short first: what it did not run shows below as differences.
+  for (const NodeDevice& d : node.devices) {
+    std::string line = IncompleteRunLine(d.device, fleet.runs.devices[d.run].run.results);
+    if (!line.empty()) lines.push_back(std::move(line));
+  }
   for (const auto& [run, test] : node.failures) {
     const DeviceRun& r = fleet.runs.devices[run].run;
     const TestResult& t = r.results.tests[test];
     lines.push_back(absl::StrCat(r.results.device, ": ", TestStatusName(t.status), " ", t.name, ": ", FailureLine(t)));
   }
   for (const std::string& device : node.missing_devices) lines.push_back(absl::StrCat("no ", device, " (most nodes have it)"));
+  for (const MissingCapability& m : node.missing_capabilities) lines.push_back(MissingCapabilityText(m));
+  auto listed_above = [&](const NodeDevice& d, const Difference& diff) {
+    // A failing test the fleet passes, with its message; a capability its kind has.
+    if (diff.kind == "test") return diff.value == "fail" || diff.value == "xpass";
+    return diff.kind == "capability" &&
+           std::any_of(node.missing_capabilities.begin(), node.missing_capabilities.end(),
+                       [&](const MissingCapability& m) { return m.run == d.run && m.capability == diff.subject; });
+  };
   for (const NodeDevice& d : node.devices) {
-    if (!fleet.runs.devices[d.run].run.results.complete) lines.push_back(absl::StrCat(d.device, ": the run did not finish"));
     for (const Difference& diff : d.differences) {
-      // A failing test the fleet passes is listed above, with its message.
-      if (diff.kind == "test" && (diff.value == "fail" || diff.value == "xpass")) continue;
-      lines.push_back(absl::StrCat(d.device, ": ", DifferenceText(diff)));
+      if (!listed_above(d, diff)) lines.push_back(absl::StrCat(d.device, ": ", DifferenceText(diff)));
     }
   }
   return lines;
@@ -66,6 +82,7 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
       devices.push_back({{"device", d.device},
                          {"source", runs.devices[d.run].run.source},
                          {"complete", runs.devices[d.run].run.results.complete},
+                         {"incomplete", IncompleteRunLine(d.device, runs.devices[d.run].run.results)},
                          {"summary", SummaryToJson(d.summary)},
                          {"differences", std::move(differences)}});
     }
@@ -77,12 +94,18 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
                           {"status", TestStatusName(t.status)},
                           {"message", FailureLine(t)}});
     }
+    nlohmann::json missing_capabilities = nlohmann::json::array();
+    for (const MissingCapability& m : node.missing_capabilities) {
+      missing_capabilities.push_back({{"device", m.device}, {"capability", m.capability}, {"kind", m.kind},
+                                      {"present", m.present}, {"of_kind", m.of_kind}});
+    }
     nodes.push_back({{"name", node.name},
                      {"verdict", NodeVerdictName(node.verdict)},
                      {"outlier", node.outlier},
                      {"notes", node.notes},
                      {"devices", std::move(devices)},
                      {"missing_devices", node.missing_devices},
+                     {"missing_capabilities", std::move(missing_capabilities)},
                      {"failures", std::move(failures)}});
   }
   nlohmann::json pairs = nlohmann::json::array();

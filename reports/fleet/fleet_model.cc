@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "results/bench_result.h"
 #include "reports/presentation.h"
@@ -57,7 +58,8 @@ std::vector<std::string> FleetReport::Outliers() const {
 }
 
 bool FleetReport::Troubled() const {
-  return CountNodes(NodeVerdict::kFail) + CountNodes(NodeVerdict::kMissing) + FailedPairs() + SlowPairs() > 0;
+  const int nodes = CountNodes(NodeVerdict::kFail) + CountNodes(NodeVerdict::kMissing) + CountNodes(NodeVerdict::kIncomplete);
+  return nodes + FailedPairs() + SlowPairs() > 0;
 }
 
 namespace {
@@ -150,9 +152,46 @@ void JudgeGroup(const Report& report, const std::vector<size_t>& group, std::map
   }
 }
 
+// The devices whose capabilities should agree: "mlx5 15b3:101d", the driver alone where the
+// profile names no vendor part.
+std::string KindOf(const DeviceRun& run) {
+  std::string driver = JsonText(run.results.environment.value("driver", nlohmann::json()));
+  if (driver.empty()) driver = JsonText(run.identity.value("driver", nlohmann::json()));
+  auto id = [&](const char* key) {
+    const nlohmann::json value = run.identity.value(key, nlohmann::json());
+    return value.is_number_integer() ? value.get<uint32_t>() : 0u;
+  };
+  return id("vendor_part_id") == 0 ? driver
+                                   : absl::StrFormat("%s %04x:%04x", driver, id("vendor_id"), id("vendor_part_id"));
+}
+
+// Per run: the capabilities absent there and present on most devices of its kind.
+std::map<size_t, std::vector<MissingCapability>> MissingCapabilities(const Report& report,
+                                                                    const std::vector<size_t>& node_runs) {
+  std::map<std::string, std::vector<size_t>> by_kind;
+  for (size_t run : node_runs) by_kind[KindOf(report.devices[run].run)].push_back(run);
+  auto outcome = [&](const CapabilityRow& row, size_t run) { return row.cells[run] ? row.cells[run]->outcome : ""; };
+  std::map<size_t, std::vector<MissingCapability>> missing;
+  for (const auto& [kind, group] : by_kind) {
+    const int of_kind = static_cast<int>(group.size());
+    for (const CapabilityRow& row : report.capabilities) {
+      const int present = static_cast<int>(
+          std::count_if(group.begin(), group.end(), [&](size_t run) { return outcome(row, run) == "supported"; }));
+      if (2 * present <= of_kind) continue;
+      for (size_t run : group) {
+        if (outcome(row, run) != "unsupported") continue;
+        missing[run].push_back({run, report.devices[run].run.results.device, row.capability, kind, present, of_kind});
+      }
+    }
+  }
+  return missing;
+}
+
 NodeVerdict Judge(const Report& report, const FleetNode& node) {
   if (!node.failures.empty()) return NodeVerdict::kFail;
-  if (node.devices.empty() || !node.missing_devices.empty()) return NodeVerdict::kMissing;
+  if (node.devices.empty() || !node.missing_devices.empty() || !node.missing_capabilities.empty()) {
+    return NodeVerdict::kMissing;
+  }
   for (const NodeDevice& d : node.devices) {
     if (!report.devices[d.run].run.results.complete) return NodeVerdict::kIncomplete;
   }
@@ -174,6 +213,7 @@ void JudgeNodes(FleetReport& fleet, const std::vector<size_t>& node_runs) {
   }
   std::map<size_t, NodeDevice> judged;
   for (const auto& [device, group] : by_device) JudgeGroup(report, group, judged);
+  std::map<size_t, std::vector<MissingCapability>> missing_capabilities = MissingCapabilities(report, node_runs);
   for (size_t run : node_runs) {
     const DeviceRun& r = report.devices[run].run;
     FleetNode& node = nodes[HostOf(r)];
@@ -182,6 +222,7 @@ void JudgeNodes(FleetReport& fleet, const std::vector<size_t>& node_runs) {
     d.device = r.results.device;
     d.summary = report.devices[run].summary;
     node.devices.push_back(std::move(d));
+    for (MissingCapability& m : missing_capabilities[run]) node.missing_capabilities.push_back(std::move(m));
     for (size_t t = 0; t < r.results.tests.size(); ++t) {
       if (IsFailure(r.results.tests[t].status)) node.failures.emplace_back(run, t);
     }
@@ -193,7 +234,8 @@ void JudgeNodes(FleetReport& fleet, const std::vector<size_t>& node_runs) {
     }
     node.verdict = Judge(report, node);
     // Failing tests the rest pass are differences too; no results where others have some.
-    node.outlier = node.DifferenceCount() > 0 || (node.devices.empty() && !node_runs.empty());
+    node.outlier = node.DifferenceCount() > 0 || !node.missing_capabilities.empty() ||
+                   (node.devices.empty() && !node_runs.empty());
     fleet.nodes.push_back(std::move(node));
   }
   std::stable_sort(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& a, const FleetNode& b) {

@@ -8,10 +8,17 @@
 //
 // Per node: its verdict, worst first —
 //   fail       a test failed or xpassed (incl. BrokenCapability.*) in one of its own runs
-//   missing    named in --nodes but no run found, or it lacks a device most nodes have
-//   incomplete a run that did not finish (results.json "complete": false)
+//   missing    named in --nodes but no run found, or it lacks a device most nodes have, or
+//              a device of it lacks a capability most devices of its kind have (below)
+//   incomplete a run that did not finish (results.json "complete": false: a kernel panic,
+//              a lab failure), named with the reason its results give, if any
 //   outlier    everything passed, but it differs from the fleet's majority
 //   healthy
+// The first three are trouble (`fleet report` exits 1); an outlier is a finding.
+// A device lacks a capability when its probe found it absent ("unsupported") while more
+// than half of the fleet's devices of its kind — the same driver and model (PCI vendor and
+// part id, where the profile has them) — found it present ("supported"). One of two is no
+// majority: in a fleet of two the node without it stays an outlier (ties, below).
 // Apart from the verdict, a node is an *outlier* when it stands out from the majority: a
 // test status, capability, version or traffic flag unlike most nodes' (a failing test the
 // rest pass), a device most nodes have, or no results at all where the others have some. A
@@ -64,11 +71,22 @@ struct NodeDevice {
 enum class NodeVerdict { kFail, kMissing, kIncomplete, kOutlier, kHealthy };
 const char* NodeVerdictName(NodeVerdict verdict);  // "fail", "missing", ...
 
+// A capability absent on one device and present on most devices of its kind.
+struct MissingCapability {
+  size_t run = 0;  // index into FleetReport::runs.devices
+  std::string device;
+  std::string capability;
+  std::string kind;    // "mlx5 15b3:101d": driver, and vendor:part where known
+  int present = 0;     // devices of that kind where it is supported
+  int of_kind = 0;     // devices of that kind in the fleet
+};
+
 struct FleetNode {
   std::string name;
   NodeVerdict verdict = NodeVerdict::kHealthy;
   std::vector<NodeDevice> devices;
   std::vector<std::string> missing_devices;  // devices most nodes have and this one lacks
+  std::vector<MissingCapability> missing_capabilities;
   std::vector<std::pair<size_t, size_t>> failures;  // (run, test index) of every failed or xpassed test
   std::vector<std::string> notes;  // why it has no results for a device (trouble.txt), or none at all
   bool outlier = false;            // stands out from the fleet's majority (above)
@@ -104,7 +122,7 @@ struct FleetReport {
   std::vector<std::string> Outliers() const;  // the outlier nodes' names, worst first
   int FailedPairs() const;
   int SlowPairs() const;
-  bool Troubled() const;  // a node failed or is missing, or a pair failed or is slow
+  bool Troubled() const;  // a node failed, is missing or did not finish, or a pair failed or is slow
 };
 
 // The fleet from loaded runs; bench[i] holds run i's benchmark runs (may be empty).

@@ -44,8 +44,11 @@ std::string FleetSummaryText(const FleetReport& fleet, const std::vector<std::st
 std::string FailureLine(const TestResult& test);
 // "version kernel: 6.1.0-56-amd64 (fleet: 6.12.95+deb12-amd64)" and the like.
 std::string DifferenceText(const Difference& d);
+// "mlx5_0: lacks odp: unsupported here, supported on 498 of the fleet's 499 mlx5 devices".
+std::string MissingCapabilityText(const MissingCapability& m);
 // What is wrong with a node, one line each, device first: why it has no results (notes),
-// its failed tests, the devices it lacks, then how else it differs from the majority.
+// its runs that did not finish and why (presentation.h IncompleteRunLine), its failed
+// tests, the devices and capabilities it lacks, then how else it differs from the majority.
 std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode& node);
 // A pair's benchmark points, slowest first: "send latency 64 B: 31.0 us, 0.52 of the median".
 std::vector<std::string> PairFindings(const FleetPair& pair);

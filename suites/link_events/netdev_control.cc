@@ -22,7 +22,7 @@ absl::Status RunIp(const std::vector<std::string>& args) {
   const auto deadline = std::chrono::steady_clock::now() + absl::ToChronoSeconds(Scaled(absl::Seconds(10)));
   const int exit = FinishChild(child, deadline);
   if (exit != 0) {
-    return absl::InternalError(absl::StrCat("`", text, "` ", exit < 0 ? "timed out" : absl::StrCat("exited ", exit), ": ",
+    return absl::InternalError(absl::StrCat("`", text, "` ", exit < 0 ? TimedOut(child) : absl::StrCat("exited ", exit), ": ",
                                             absl::StripTrailingAsciiWhitespace(child.output)));
   }
   return absl::OkStatus();

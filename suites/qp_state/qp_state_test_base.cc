@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "harness/connection/qp_transitions.h"
 #include "suites/qp_state/transition_cases.h"
 
 namespace rdmacheck {
@@ -45,8 +46,9 @@ void QpStateTest::Start(ibv_qp_type type, ibv_qp_state state) {
   absl::Status reached = q_->Reach(state);
   if (absl::IsNotFound(reached)) {
     // Only SQE ends here: the device put the QP elsewhere after a send error. That deviation
-    // is QpSqeTest's to report; here the start state is simply out of reach.
-    RDMACHECK_SKIP_AS_CONSEQUENCE_OF("QpSqeTest.SendErrorEntersSqeAndRtsRecovers")
+    // is QpSqeTest's to report, in its instance for this QP type; here the start state is
+    // simply out of reach.
+    RDMACHECK_SKIP_AS_CONSEQUENCE_OF(absl::StrCat("QpSqeTest.SendErrorEntersSqeAndRtsRecovers/", QpTypeName(type)))
         << "the start state SQE is out of reach: " << reached.message();
   }
   ASSERT_OK(reached);
