@@ -5,6 +5,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+
+#include "capabilities/probes/refusal.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/status.h"
@@ -135,6 +138,38 @@ TEST(ProbeScopeTest, TheVerbRefusingUpFrontIsUnsupported) {
                                                     Field(&Observation::detail, HasSubstr("refused: "))))
         << CapName(cap);
   }
+}
+
+// Issue 35.1: only the verb that names the capability may say it is absent. A refusal
+// from another step of the attempt (the receive posted first, the PD or CQ, a hand-wired
+// RC QP's RTR) is that step failing on a device that has the feature.
+TEST(ProbeScopeTest, ARefusalFromAnotherStepOfTheAttemptIsBroken) {
+  ProbeInput input = DeclaringAtomics("NONE");
+  ProbeScope scope(nullptr, input);
+  scope.Tried(Cap::kWriteWithImm, ErrnoStatus(EINVAL, "ibv_post_recv(qp 18)"), "");
+  scope.Tried(Cap::kUdQp, ErrnoStatus(EINVAL, "ibv_create_cq(cqe=16, comp_vector=0)"), "");
+  scope.Tried(Cap::kUcQp, ErrnoStatus(EOPNOTSUPP, "ibv_alloc_pd"), "");
+  scope.Tried(Cap::kManualConnect, ErrnoStatus(EINVAL, "ibv_modify_qp(qp 17 to RTR, mask 0x1f81)"), "");
+  scope.Tried(Cap::kRdmaCm, ErrnoStatus(EINVAL, "rdma_accept"), "");
+  scope.Tried(Cap::kMulticast, ErrnoStatus(EINVAL, "a UD QP (multicast needs one): ibv_create_qp(type=4)"), "");
+  scope.Tried(Cap::kQpStateQuery, ErrnoStatus(EINVAL, "ibv_modify_qp(qp 3 to INIT, mask 0x39)"), "");
+  scope.Tried(Cap::kQpEx, ErrnoStatus(EINVAL, "ibv_create_qp_ex(type 2)"), "");  // no send_ops_flags asked
+  for (Cap cap : {Cap::kWriteWithImm, Cap::kUdQp, Cap::kUcQp, Cap::kManualConnect, Cap::kRdmaCm, Cap::kMulticast,
+                  Cap::kQpStateQuery, Cap::kQpEx}) {
+    EXPECT_THAT(scope.report().observed[cap], Field(&Observation::outcome, Outcome::kBroken)) << CapName(cap);
+  }
+}
+
+TEST(ProbeScopeTest, EachCapabilityIsRefusedOnlyByItsOwnVerb) {
+  EXPECT_TRUE(IsRefusal(ErrnoStatus(EINVAL, "ibv_modify_qp(qp 5 to RTR, mask 0x1f81)"), Cap::kMtu4096));
+  EXPECT_FALSE(IsRefusal(ErrnoStatus(EINVAL, "ibv_modify_qp(qp 5 to INIT, mask 0x39)"), Cap::kMtu4096));
+  EXPECT_TRUE(IsRefusal(ErrnoStatus(EOPNOTSUPP, "ibv_create_qp(type=3)"), Cap::kUdQp));
+  EXPECT_FALSE(IsRefusal(ErrnoStatus(EOPNOTSUPP, "ibv_create_qp_ex(type=3)"), Cap::kUdQp));  // another verb
+  EXPECT_FALSE(IsRefusal(ErrnoStatus(ENOMEM, "ibv_create_qp(RC)"), Cap::kInlineData));       // not a refusal
+  EXPECT_TRUE(IsRefusal(ErrnoStatus(EINVAL, "ibv_create_qp(RC)"), Cap::kInlineData));
+  EXPECT_TRUE(IsRefusal(ErrnoStatus(EINVAL, "ibv_create_qp_ex(XRC_SEND)"), Cap::kXrc));
+  EXPECT_FALSE(IsRefusal(ErrnoStatus(EINVAL, "ibv_post_send(qp 9, opcode 0)"), Cap::kRnrRetry));  // none names it
+  EXPECT_TRUE(NamingVerbs(Cap::kManualConnect).empty());  // IB/RoCE must wire; iWARP never does (a transport rule)
 }
 
 TEST(ProbeScopeTest, DeclaredAbsentStaysUnsupportedWhateverTheFailure) {

@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "capabilities/declared/declared_support.h"
+#include "capabilities/probes/refusal.h"
 #include "harness/reap.h"
 #include "harness/status.h"
 #include "harness/timeouts.h"
@@ -93,25 +94,6 @@ ProbeScope::ProbeScope(ibv_context* context, const ProbeInput& input) : context_
   if (context != nullptr) ibv_query_device_ex(context, nullptr, &attr_);
 }
 
-bool IsRefusal(const absl::Status& status) {
-  std::optional<int> err = ErrnoOf(status);
-  if (!err) return false;  // a completion error, a timeout, wrong data: it was accepted
-  // Completion-side calls report what happened after the device accepted the request.
-  for (absl::string_view after : {"ibv_poll_cq", "ibv_get_cq_event", "ibv_get_async_event", "poll:"}) {
-    if (absl::StrContains(status.message(), after)) return false;
-  }
-  switch (*err < 0 ? -*err : *err) {
-    case EOPNOTSUPP:       // the kernel's and providers' "not implemented"
-    case ENOSYS:           // no kernel support (ibv_create_qp(3), ibv_open_xrcd(3))
-    case EPROTONOSUPPORT:  // a QP type or transport the device lacks
-    case EINVAL:           // ibv_post_send(3), ibv_create_qp(3), ibv_modify_qp(3): "invalid value" is how
-                           // verbs refuse an opcode, a QP type or an attribute they do not have
-      return true;
-    default:
-      return false;
-  }
-}
-
 void ProbeScope::Tried(Cap cap, const absl::Status& result, absl::string_view supported_detail) {
   if (result.ok()) {
     Record(cap, Outcome::kSupported, 0, std::string(supported_detail));
@@ -130,7 +112,7 @@ void ProbeScope::Tried(Cap cap, const absl::Status& result, absl::string_view su
     Record(cap, Outcome::kBroken, err, absl::StrCat("declared (", hint->evidence, "), but ", detail));
   } else if (hint) {
     Record(cap, Outcome::kUnsupported, err, absl::StrCat("not declared (", hint->evidence, "): ", detail));
-  } else if (IsRefusal(result)) {
+  } else if (IsRefusal(result, cap)) {
     Record(cap, Outcome::kUnsupported, err, absl::StrCat("refused: ", detail));
   } else {
     Record(cap, Outcome::kBroken, err, absl::StrCat("accepted, then failed: ", detail));

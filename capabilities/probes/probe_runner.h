@@ -54,8 +54,9 @@ class ProbeScope {
   // Records the result of trying `cap` (capabilities/README.md, rule 1): `supported` (with
   // `supported_detail`) when `result` is OK. A failure is `unsupported` only when the
   // device said so up front: an attribute declares it absent (declared_support.h), or the
-  // verb call itself was refused (IsRefusal). Anything else is `broken`: declared and
-  // failing, or accepted and then failing (an error completion, a timeout, wrong data).
+  // verb that names the capability refused it (refusal.h; a refusal from any other step of
+  // the attempt is that step failing). Anything else is `broken`: declared and failing, or
+  // accepted and then failing (an error completion, a timeout, wrong data).
   // A negative errno (a provider returning -EINVAL where verbs return EINVAL) is recorded
   // as the errno and noted as a quirk.
   void Tried(Cap cap, const absl::Status& result, absl::string_view supported_detail);
@@ -72,12 +73,6 @@ class ProbeScope {
   ibv_device_attr_ex attr_{};
   ProbeReport report_;
 };
-
-// Whether a failed attempt is the device refusing the verb up front: the call itself
-// (create, modify, post, register, open) returned EOPNOTSUPP, ENOSYS, EPROTONOSUPPORT or
-// EINVAL, the errnos verbs(3) report absence with. A failure without an errno (an error
-// completion, a timeout, wrong data) or from the completion side (ibv_poll_cq) is not.
-bool IsRefusal(const absl::Status& status);
 
 struct ProbeSpec {
   const char* name;       // "srq", shown when the probe dies

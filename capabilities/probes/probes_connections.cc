@@ -28,7 +28,16 @@ void ConnectProbe(ProbeScope& s, Cap cap, ConnectMethod method) {
   Judge(s, cap, pair.status(), sent, absl::StrCat(steps, " on loopback; a 64-byte SEND arrived intact"));
 }
 
+// No refusal decides this one: IB and RoCE QPs are wired by ibv_modify_qp (IBTA 10.3), so a
+// refused transition there is a failure; iWARP QPs are connected only by the LLP's
+// connection setup (RFC 5040 section 5, MPA: RFC 5044), never by hand.
 absl::Status ProbeManualConnect(ProbeScope& s) {
+  if (s.IsIwarp()) {
+    s.Record(Cap::kManualConnect, Outcome::kUnsupported, 0,
+             "iWARP transport: an RC QP is connected by its TCP/MPA connection (RFC 5040, RFC 5044), not by "
+             "ibv_modify_qp to RTR");
+    return absl::OkStatus();
+  }
   ConnectProbe(s, Cap::kManualConnect, ConnectMethod::kManual);
   return absl::OkStatus();
 }

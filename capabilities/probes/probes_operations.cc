@@ -169,7 +169,7 @@ absl::Status ProbeAtomics(ProbeScope& s) {
     ibv_sge sge = local.Sge(0, 8);
     ibv_send_wr wr = AtomicWr(1, &sge, op, local.peer_buffer().At(0, 8), compare_add, swap_value);
     absl::Status attempt = local.PostSend(wr);
-    attempt = attempt.ok() ? Succeeded(local.PollSend(), name).status() : InContext(attempt, name);
+    if (attempt.ok()) attempt = Succeeded(local.PollSend(), name).status();  // a refused post keeps its verb first
     if (!attempt.ok()) return {attempt, attempt};
     uint64_t returned = 0, after = 0;
     std::memcpy(&returned, local.buffer().data(), 8);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "capabilities/probes/probes.h"
+#include "capabilities/probes/refusal.h"
 #include "harness/connection/connected_pair.h"
 #include "harness/status.h"
 #include "harness/verbs/factories.h"
@@ -128,7 +129,11 @@ absl::Status ProbeInline(ProbeScope& s) {
                                     granted.max_inline_data);
   s.Measure("max_inline_data", largest->value, detail);
   if (largest->value == 0) {
-    s.Record(Cap::kInlineData, Outcome::kUnsupported, ErrnoOf(largest->refusal).value_or(0), detail);
+    // Absent only when QP create refused max_inline_data=1 the way verbs refuse an
+    // attribute; ENOMEM or EFAULT there is create failing.
+    const bool refused = IsRefusal(largest->refusal, Cap::kInlineData);
+    s.Record(Cap::kInlineData, refused ? Outcome::kUnsupported : Outcome::kBroken,
+             ErrnoOf(largest->refusal).value_or(0), refused ? detail : absl::StrCat("QP create failed: ", detail));
   } else {
     s.Record(Cap::kInlineData, Outcome::kSupported, 0, detail);
   }

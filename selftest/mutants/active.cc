@@ -96,4 +96,12 @@ void Acted() {
   close(fd);
 }
 
+namespace {
+thread_local int rdma_cm_depth = 0;
+}  // namespace
+
+InRdmaCm::InRdmaCm() { ++rdma_cm_depth; }
+InRdmaCm::~InRdmaCm() { --rdma_cm_depth; }
+bool InsideRdmaCm() { return rdma_cm_depth > 0; }
+
 }  // namespace rdmacheck::mutants

@@ -325,12 +325,14 @@ int ibv_get_async_event(ibv_context* context, ibv_async_event* event) {
 int rdma_connect(rdma_cm_id* id, rdma_conn_param* param) {
   static auto real = Real<int (*)(rdma_cm_id*, rdma_conn_param*)>("rdma_connect");
   if (Active() && param) rdmacheck::mutants::RecordSentPrivateData(RDMA_CM_EVENT_CONNECT_REQUEST, param->private_data_len);
+  rdmacheck::mutants::InRdmaCm inside;
   return real(id, param);
 }
 
 int rdma_accept(rdma_cm_id* id, rdma_conn_param* param) {
   static auto real = Real<int (*)(rdma_cm_id*, rdma_conn_param*)>("rdma_accept");
   if (Active() && param) rdmacheck::mutants::RecordSentPrivateData(RDMA_CM_EVENT_ESTABLISHED, param->private_data_len);
+  rdmacheck::mutants::InRdmaCm inside;
   return real(id, param);
 }
 
@@ -342,7 +344,11 @@ int rdma_reject(rdma_cm_id* id, const void* private_data, uint8_t length) {
 
 int rdma_get_cm_event(rdma_event_channel* channel, rdma_cm_event** event) {
   static auto real = Real<int (*)(rdma_event_channel*, rdma_cm_event**)>("rdma_get_cm_event");
-  int ret = real(channel, event);
+  int ret;
+  {
+    rdmacheck::mutants::InRdmaCm inside;  // the active side's RTR and RTS happen here (the connect response)
+    ret = real(channel, event);
+  }
   if (ret == 0 && Active() && Active()->cm_event) rdmacheck::mutants::Noting(*event, Active()->cm_event);
   return ret;
 }

@@ -143,6 +143,15 @@ void RecordModify(ibv_qp* qp, const ibv_qp_attr* attr, int mask);
 void ForgetQp(ibv_qp* qp);
 bool MovedToErrByCaller(ibv_qp* qp);
 
+// Whether this thread is inside librdmacm (rdma_connect, rdma_accept, rdma_get_cm_event:
+// where it moves a connection's QP to RTR and RTS), so a mutant can tell a QP wired by hand
+// from one rdma_cm wires (interpose.cc).
+bool InsideRdmaCm();
+struct InRdmaCm {  // the interposer holds one over each of those calls
+  InRdmaCm();
+  ~InRdmaCm();
+};
+
 }  // namespace rdmacheck::mutants
 
 #endif  // RDMACHECK_SELFTEST_MUTANTS_MUTANT_H_

@@ -57,6 +57,20 @@ std::vector<Mutant> PostMutants() {
        .what = "an ibv_modify_qp the device refused returns 0 (the QP stays in its state)",
        .suites = "qp_state", .filter = kIllegalMoves, .devices = "rxe0", .survives = nullptr,
        .modify_qp_result = [](ibv_qp*, const ibv_qp_attr*, int, int) { return 0; }},
+      // Issue 35.1: a RoCE device that refuses a hand-wired RC QP's RTR with EINVAL (rdma_cm's
+      // own RTR still works). Seen by the probe (@probe), that refusal is a set-up step
+      // failing, not the device saying manual wiring is absent: manual_connect is broken
+      // (BrokenCapability.manual_connect), not unsupported with every Manual instance
+      // skipped. Plain, the Manual instance fails to connect. Not on siw0: iWARP is never
+      // wired by hand.
+      {.name = "hand_wired_rtr_refused",
+       .what = "ibv_modify_qp to RTR of an RC QP wired by hand (not by rdma_cm) is refused with EINVAL",
+       .suites = "datapath", .filter = "Connect/RcSendTest.MessagesArriveInPostingOrder/Manual", .devices = "rxe0",
+       .survives = nullptr,
+       .modify_qp_result = [](ibv_qp* qp, const ibv_qp_attr* attr, int mask, int ret) {
+         const bool rtr = (mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RTR;
+         return ret == 0 && rtr && qp->qp_type == IBV_QPT_RC && !InsideRdmaCm() ? EINVAL : ret;
+       }},
       {.name = "modify_qp_errno",
        .what = "a refused ibv_modify_qp returns EPERM where the device said EINVAL",
        .suites = "qp_state", .filter = kIllegalMoves, .devices = "rxe0", .survives = nullptr,
