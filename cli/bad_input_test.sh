@@ -36,6 +36,7 @@ expect_usage_error "unknown flag --bogus" run --bogus
 expect_usage_error "flag --out needs a value" report --out
 expect_usage_error "--timeout_multiplier must be > 0" run --timeout_multiplier=-1
 expect_usage_error "--jobs=abc" run --jobs=abc
+expect_usage_error "--floor must be on or off, got 'maybe'" run --floor=maybe
 expect_usage_error "--format must be" probe --format=xml
 expect_usage_error "--format must be" list --format=xml
 expect_usage_error "--iters must be at least 1" bench --iters=-3

@@ -33,10 +33,10 @@ const std::vector<Command>& Commands() {
        "node health check for Slurm's HealthCheckProgram: doctor, probe and a handful of traffic tests per device; "
        "one line, exit 1 on a broken NIC",
        {"devices", "out", "timeout_multiplier"}, HealthCommand},
-      {"run", "run [--device=D] [--out=DIR] [--suites=a,b] [--gtest_filter=PATTERN] [--capabilities=FILE] [--expectations=FILE | --no_expectations] [--peer=HOST:PORT] [--jobs=N]",
-       "probe the device, run the conformance suites on it, write results.json and junit.xml",
+      {"run", "run [--device=D] [--out=DIR] [--suites=a,b] [--gtest_filter=PATTERN] [--capabilities=FILE] [--expectations=FILE | --no_expectations] [--peer=HOST:PORT] [--jobs=N] [--floor=off]",
+       "probe the device, run the conformance suites on it (and the floor: RC SEND, WRITE, READ), write results.json and junit.xml",
        With(kSelectionFlags, {"out", "suites", "capabilities", "test_timeout", "expectations", "no_expectations", "peer", "jobs", "strict",
-                        "impaired_wire"}), RunCommand},
+                        "impaired_wire", "floor"}), RunCommand},
       {"serve", "serve [--device=D] [--listen=PORT]",
        "two-host mode: serve the peer side of `run --peer=HOST:PORT` (the passive endpoint of every pair)",
        With(kSelectionFlags, {"listen"}), ServeCommand},

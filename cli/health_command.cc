@@ -7,7 +7,7 @@
 // Three steps, stopping at the first that fails: the doctor (RLIMIT_MEMLOCK, device nodes,
 // ports, GIDs, rdma_cm: doctor/checks.h) over every device; then per device `rdmacheck run`
 // (which probes first: a declared capability that misbehaves fails as
-// BrokenCapability.<name>) limited to kHealthTests, a handful of traffic tests: RC SEND,
+// BrokenCapability.<name>) limited to HealthTests(), a handful of traffic tests: RC SEND,
 // WRITE and READ through the pair builder (manual wiring or rdma_cm, as the device needs),
 // an rdma_cm connect/disconnect, and the port and GID the traffic uses. Each run is
 // bounded (kRunDeadline, scaled); its results stay in DIR/<device> (default
@@ -30,6 +30,7 @@
 #include "harness/timeouts.h"
 #include "results/failure_line.h"
 #include "results/results.h"
+#include "runner/run_floor.h"
 
 ABSL_FLAG(std::vector<std::string>, devices, {},
           "health: the devices this node must have, comma-separated (default: every device there is)");
@@ -40,14 +41,15 @@ namespace {
 // The traffic tests a health check runs (a --gtest_filter): seconds, not minutes, and each
 // one exercises a path a broken NIC breaks (link, GID/route, QP connection, data movement).
 // It includes the run's floor (runner/run_floor.h: the basic RC SEND, WRITE and READ tests,
-// here their 1-byte instances), so a node whose every traffic test skipped — its RC QP
-// refused, every pair absent — fails RunFloor.* instead of reporting OK with nothing run.
-constexpr char kHealthTests[] =
-    "PortQueryTest.SelectedPortIsActive:GidTableTest.SelectedPortHasUsableGid:"
-    "*RcSendSizeTest.SendArrivesIntact/*_One:*RdmaWriteSizeTest.WriteLandsIntact/*_One:"
-    "*RdmaReadSizeTest.ReadReturnsRemoteBytes/*_One:"
-    "*RcSendTest.MessagesArriveInPostingOrder*:*RdmaWriteTest.WriteIsVisibleWhenLaterSendArrives*:"
-    "*RdmaReadTest.ReadAfterWriteSeesTheWrite*:*CmEventsTest.ConnectAndDisconnectInOrder*";
+// their 1-byte instances, FloorInstancesFilter), so a node whose every traffic test skipped
+// — its RC QP refused, every pair absent — fails RunFloor.* instead of reporting OK with
+// nothing run.
+std::string HealthTests() {
+  return absl::StrCat(
+      "PortQueryTest.SelectedPortIsActive:GidTableTest.SelectedPortHasUsableGid:", FloorInstancesFilter(),
+      ":*RcSendTest.MessagesArriveInPostingOrder*:*RdmaWriteTest.WriteIsVisibleWhenLaterSendArrives*:"
+      "*RdmaReadTest.ReadAfterWriteSeesTheWrite*:*CmEventsTest.ConnectAndDisconnectInOrder*");
+}
 constexpr auto kRunDeadline = std::chrono::seconds(120);
 
 std::string Host() {
@@ -102,7 +104,7 @@ int HealthCommand(const std::vector<std::string>& positional) {
     const std::string dir = absl::StrCat(out, "/", device);
     std::filesystem::remove(dir + "/results.json");  // never read an older run's verdict
     absl::StatusOr<ChildProcess> child =
-        SpawnChild({Executable(), "run", "--device=" + device, "--out=" + dir, absl::StrCat("--gtest_filter=", kHealthTests),
+        SpawnChild({Executable(), "run", "--device=" + device, "--out=" + dir, absl::StrCat("--gtest_filter=", HealthTests()),
                     absl::StrCat("--timeout_multiplier=", absl::GetFlag(FLAGS_timeout_multiplier))},
                    Stderr::kWithStdout);
     if (!child.ok()) return UsageError(child.status());

@@ -43,6 +43,9 @@ ABSL_FLAG(int, jobs, 0,
 ABSL_FLAG(bool, strict, false,
           "Missing evidence fails the run: a kernel log that could not be read, device counters that could not be "
           "read (on in CI and the lab)");
+ABSL_FLAG(std::string, floor, "on",
+          "on: tests of the run's floor (RC SEND, RDMA WRITE, RDMA READ; runner/run_floor.h) the selection lacks are "
+          "added to it; off: for a caller that knowingly runs a slice: nothing is added and RunFloor.Selection fails");
 ABSL_FLAG(int, test_timeout, 300, "Watchdog: seconds one test may run before it is killed and failed (scaled by --timeout_multiplier)");
 
 namespace rdmacheck {
@@ -105,6 +108,8 @@ int RunCommand(const std::vector<std::string>& positional) {
   if (absl::GetFlag(FLAGS_timeout_multiplier) <= 0) return UsageError("--timeout_multiplier must be > 0");
   if (absl::GetFlag(FLAGS_test_timeout) <= 0) return UsageError("--test_timeout must be > 0 seconds");
   if (absl::GetFlag(FLAGS_jobs) < 0) return UsageError("--jobs must be >= 0 (0: one per CPU)");
+  const std::string floor_flag = absl::GetFlag(FLAGS_floor);
+  if (floor_flag != "on" && floor_flag != "off") return UsageError("--floor must be on or off, got '" + floor_flag + "'");
 
   RunPlan plan;
   // Children are forked from this server (runner/fork_server.h): started first, while this
@@ -120,16 +125,21 @@ int RunCommand(const std::vector<std::string>& positional) {
   // (runner/kernel_log.h). After the fork server, whose children must not share the reader.
   KernelLog kernel_log(plan.kernel_log_path);
   plan.kernel_log = &kernel_log;
+  FloorSelection floor;
   {
     absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
     if (!device.ok()) return UsageError(device.status());
     plan.selection = device->selection;
 
-    absl::StatusOr<std::vector<RegisteredTest>> tests =
-        SelectTests(RegisteredTests(), absl::GetFlag(FLAGS_suites), GTEST_FLAG_GET(filter));
+    const std::vector<RegisteredTest> all = RegisteredTests();
+    absl::StatusOr<std::vector<RegisteredTest>> tests = SelectTests(all, absl::GetFlag(FLAGS_suites), GTEST_FLAG_GET(filter));
     if (!tests.ok()) return UsageError(tests.status());
     if (tests->empty()) return UsageError("no test matches --suites / --gtest_filter");
-    plan.tests = *std::move(tests);
+    // The floor is run whatever the selection (runner/run_floor.h), or the run says why not.
+    floor = SelectFloor(all, *std::move(tests), plan.selection.transport,
+                        floor_flag == "off" ? FloorMode::kOff : FloorMode::kOn);
+    plan.tests = std::move(floor.tests);
+    if (floor.added || floor.failure) std::cerr << "rdmacheck run: floor: " << floor.note << std::endl;
 
     absl::StatusOr<Profile> profile = RunProfile(device->context.get(), plan.selection);
     if (!profile.ok()) return UsageError(profile.status());
@@ -175,6 +185,7 @@ int RunCommand(const std::vector<std::string>& positional) {
             << std::flush;
 
   for (const TestResult& r : broken) PrintResult(r);
+  if (floor.failure) PrintResult(*floor.failure);
 
   // Two-host mode: the peer must answer before any child relies on it, and again after
   // every failure; one that stops answering stops the run (runner/peer_watch.h).
@@ -192,6 +203,7 @@ int RunCommand(const std::vector<std::string>& positional) {
   // with the machine (a kernel panic) keeps what it had.
   auto finish = [&](RunResults& results, bool last) {
     if (!absl::GetFlag(FLAGS_peer).empty()) results.environment["peer"] = absl::GetFlag(FLAGS_peer);
+    results.environment["floor"] = floor.note;
     for (TestResult& r : results.tests) judge(r);
     JudgeConsequences(results.tests);  // after the expectations: blocked only behind an xfail
     if (last) {  // over the tests that ran: one a dead peer kept from running fails no floor item
@@ -201,6 +213,7 @@ int RunCommand(const std::vector<std::string>& positional) {
         results.tests.push_back(std::move(r));
       }
     }
+    if (floor.failure) results.tests.push_back(*floor.failure);  // known from the start: in every write
     results.tests.insert(results.tests.begin(), broken.begin(), broken.end());
     results.environment["expectations"] = *expectations ? (*expectations)->path
                                           : absl::GetFlag(FLAGS_no_expectations) ? "none (--no_expectations)"

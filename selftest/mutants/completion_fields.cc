@@ -1,6 +1,7 @@
 // Mutants of one completion field each: the device reports a work completion whose
-// status, opcode, byte_len, wr_id, qp_num, src_qp, wc_flags, imm_data or invalidated rkey
-// is wrong. testing/completion_matchers.h checks every one of them.
+// status, opcode, byte_len, wr_id, qp_num, src_qp, slid, wc_flags, imm_data or invalidated
+// rkey is wrong. testing/completion_matchers.h checks every one of them (slid: the UD tests
+// themselves, ExpectSourceLid in suites/datapath/ud_test.cc).
 #include <byteswap.h>
 
 #include "selftest/mutants/families.h"
@@ -62,6 +63,12 @@ std::vector<Mutant> CompletionFieldMutants() {
        .what = "a UD receive names another source QP (src_qp + 1)",
        .suites = "datapath", .filter = kUd, .devices = "rxe0", .survives = nullptr,
        .completion = [](ibv_wc& wc) { if (Received(wc) && (wc.wc_flags & IBV_WC_GRH)) ++wc.src_qp; }},
+      {.name = "ud_slid_nonzero",
+       .what = "a UD receive reports source LID 0x1234 (on RoCE there are no LIDs: slid is 0)",
+       // Killed by UdTest.SendArrivesBehindItsGrh's slid check (IBTA Annex A16/A17; rxe's
+       // do_complete() zeroes the CQE and never sets slid). rxe0 only: siw has no UD.
+       .suites = "datapath", .filter = kUd, .devices = "rxe0", .survives = nullptr,
+       .completion = [](ibv_wc& wc) { if (Received(wc) && (wc.wc_flags & IBV_WC_GRH)) wc.slid = 0x1234; }},
       {.name = "wc_flag_grh",
        .what = "a UD receive lacks IBV_WC_GRH (its first 40 bytes still hold the GRH)",
        .suites = "datapath", .filter = kUd, .devices = "rxe0", .survives = nullptr,

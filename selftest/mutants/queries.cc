@@ -1,7 +1,9 @@
 // Mutants of what a query says: the device behaves, but reports a QP state, the queue
 // sizes it granted (a CQ said to have grown), or a device limit that is not so.
+#include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "selftest/mutants/families.h"
 
@@ -30,6 +32,37 @@ void ReportGrantedInline(ibv_qp* qp, ibv_qp_attr* attr, int, ibv_qp_init_attr* i
   if (it == GrantedInline().end()) return;
   attr->cap.max_inline_data = it->second;
   if (init) init->cap.max_inline_data = it->second;
+}
+
+// The QP numbers that delivered an error completion, for query_rts_after_error_siw: a number
+// is forgotten when a QP of that number is created again (siw_qp_add() reuses freed numbers).
+std::mutex errored_mutex;
+std::set<uint32_t>& ErroredQpNumbers() {
+  static auto* numbers = new std::set<uint32_t>;  // never destroyed: children exit with QPs
+  return *numbers;
+}
+
+void NoteErrorCompletion(ibv_wc& wc) {  // changes nothing
+  if (wc.status == IBV_WC_SUCCESS) return;
+  std::lock_guard<std::mutex> lock(errored_mutex);
+  ErroredQpNumbers().insert(wc.qp_num);
+}
+
+void ForgetQpNumber(ibv_qp* qp, const ibv_qp_cap&, ibv_qp_cap*) {  // changes nothing
+  std::lock_guard<std::mutex> lock(errored_mutex);
+  ErroredQpNumbers().erase(qp->qp_num);
+}
+
+// RTS for a QP whose error completion says it is in ERR, whatever the device answered (6.1's
+// siw answers RESET for every QP), unless the caller moved it to ERR itself.
+void ReportRtsAfterAnErrorCompletion(ibv_qp* qp, ibv_qp_attr* attr, int, ibv_qp_init_attr*) {
+  if (MovedToErrByCaller(qp)) return;
+  {
+    std::lock_guard<std::mutex> lock(errored_mutex);
+    if (ErroredQpNumbers().count(qp->qp_num) == 0) return;
+  }
+  attr->qp_state = IBV_QPS_RTS;
+  attr->cur_qp_state = IBV_QPS_RTS;
 }
 
 }  // namespace
@@ -87,6 +120,23 @@ std::vector<Mutant> QueryMutants() {
          attr->qp_state = IBV_QPS_RTS;
          attr->cur_qp_state = IBV_QPS_RTS;
        }},
+      {.name = "query_rts_after_error_siw",
+       .what = "ibv_query_qp reports RTS for a QP that delivered an error completion (one the caller did not move "
+               "to ERR), whatever the device would have answered",
+       // siw0's own: query_rts_after_error turns a device's ERR into RTS, and 6.1's siw answers
+       // RESET for every QP, so it never acts there. Meant to be killed by
+       // QpReadsBackErrAfterAnErrorCompletion, which reads the state after the receive too small
+       // completed in error: on siw from 6.12 (the query reports states) it fails; on 6.1 it is
+       // skipped (qp_state_query broken: the query cannot tell), and ReceiveTooSmallIsALengthError
+       // kills it instead (ExpectErrorStateAfter takes RESET there as no evidence, RTS as wrong).
+       .suites = "errors",
+       .filter = "Connect/FaultTest.QpReadsBackErrAfterAnErrorCompletion/RdmaCm:"
+                 "Connect/FaultTest.ReceiveTooSmallIsALengthError/RdmaCm",
+       .devices = "siw0",
+       .survives = nullptr,
+       .completion = NoteErrorCompletion,
+       .query_qp = ReportRtsAfterAnErrorCompletion,
+       .created_qp = ForgetQpNumber},
       // Not on siw0: siw refuses ibv_resize_cq (cq_resize absent), so there is no growth to
       // hollow out; the @probe variant makes the absent feature look present and its test
       // then fails, which the strict count does not credit (the test skips in the plain run).

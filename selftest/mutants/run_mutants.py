@@ -16,6 +16,8 @@ result the plain run did not have) fails in an ordinary way under it: not abnorm
 crash, a watchdog kill, a leak), nothing from the kernel log, and the mutant acted (the
 library noted that it changed an answer: RDMACHECK_MUTANT_ACTED). The looser count of
 earlier versions (the run exits 1 with any `fail`) is kept beside it as `loose_killed`.
+Every run is a slice and passes `run --floor=off`: its failing RunFloor.Selection is no
+`fail` of the mutant's (neither count, nor what makes a mutant applicable).
 
 Writes OUT/mutation.json (per device and mutant: acted, killed, the tests that killed it;
 the score killed/acted/total) and each run's results under OUT/<device>/<mutant>/.
@@ -39,6 +41,11 @@ import time
 PROBE_VARIANT = "@probe"  # kProbeVariant of selftest/mutants/mutant.h
 BROKEN_CAPABILITY = "BrokenCapability."  # capabilities/verdict/broken.h
 LEAK_CHECK = "LeakCheck.VerbsObjectsReleased"  # runner/leak_check.h
+# Every run here is a slice (mostly one test instance): `--floor=off` keeps `run` from adding
+# the floor's tests to each (runner/run_floor.h: about 6 tests, seconds in the lab, times
+# every run), and each run then carries this failing result, which is no verdict on the mutant.
+RUN_FLOOR = "RunFloor."
+FLOOR_OFF = "RunFloor.Selection"
 
 
 def parse_args(argv=None):
@@ -137,7 +144,7 @@ def applicable(mutant, plain, results, roles):
     names = [t["name"] for t in results["tests"]] if results else []
     patterns = [p for p in mutant.get("filter", "").split("-")[0].split(":") if p]
     own = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)] if patterns else [
-        n for n in names if not n.startswith(BROKEN_CAPABILITY) and n != LEAK_CHECK]
+        n for n in names if not n.startswith((BROKEN_CAPABILITY, RUN_FLOOR)) and n != LEAK_CHECK]
     return any(plain.get(n, "skip") != "skip" for n in own)
 
 
@@ -147,7 +154,8 @@ def verdict(mutant, plain, rc, results, roles):
     by = killers(plain, results) if roles else []
     return {"applicable": applicable(mutant, plain, results, roles), "acted": bool(roles), "acted_in": roles,
             "killed": rc == 1 and bool(by), "killed_by": by,
-            "loose_killed": rc == 1 and any(t["status"] == "fail" for t in tests), "exit": rc, "tests": len(tests)}
+            "loose_killed": rc == 1 and any(t["status"] == "fail" and t["name"] != FLOOR_OFF for t in tests),
+            "exit": rc, "tests": len(tests)}
 
 
 def score(mutants):
@@ -191,7 +199,7 @@ class Device:
         """One `rdmacheck run`; returns (exit code, results.json or None, seconds)."""
         out = os.path.join(self.dir, name)
         cmd = [self.args.rdmacheck, "run", f"--device={self.device}", f"--capabilities={probe or self.probe}",
-               f"--out={out}", f"--timeout_multiplier={self.args.timeout_multiplier}"]
+               f"--out={out}", f"--timeout_multiplier={self.args.timeout_multiplier}", "--floor=off"]
         if suites:
             cmd.append(f"--suites={suites}")
         if gtest_filter:

@@ -56,6 +56,33 @@ class KillRuleTest(unittest.TestCase):
         v = run_mutants.verdict({}, PLAIN, 1, results({"name": "A.passes", "abnormal": True}), ["tests"])
         self.assertEqual((v["killed"], v["loose_killed"]), (False, True))
 
+    def test_the_floor_left_out_on_purpose_kills_by_neither_count(self):
+        plain = dict(PLAIN, **{run_mutants.FLOOR_OFF: "fail"})
+        v = run_mutants.verdict({}, plain, 1, results({"name": run_mutants.FLOOR_OFF}), ["tests"])
+        self.assertEqual((v["killed"], v["loose_killed"]), (False, False))
+        v = run_mutants.verdict({}, plain, 1, results({"name": run_mutants.FLOOR_OFF}, {"name": "A.passes"}), ["tests"])
+        self.assertEqual((v["killed"], v["loose_killed"]), (True, True))
+
+    def test_every_run_is_a_slice_without_the_floor(self):
+        calls = []
+
+        class Done:
+            returncode = 1
+
+        def fake_run(cmd, **kwargs):
+            calls.append(cmd)
+            return Done()
+
+        with tempfile.TemporaryDirectory() as d:
+            args = run_mutants.parse_args(["--rdmacheck", "rdmacheck", "--library", "lib.so", "--table", "t",
+                                           "--out", d])
+            real, run_mutants.subprocess.run = run_mutants.subprocess.run, fake_run
+            try:
+                run_mutants.Device(args, "rxe0").run("m", "datapath", "*RcSendTest.*", "m")
+            finally:
+                run_mutants.subprocess.run = real
+        self.assertIn("--floor=off", calls[0])
+
     def test_acted_roles_come_from_the_library_notes(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "acted")
@@ -140,6 +167,11 @@ class ApplicableTest(unittest.TestCase):
         results = self.results("AtomicWriteTest.Lands/RdmaCm", "BrokenCapability.atomic_write",
                                "LeakCheck.VerbsObjectsReleased", "SuiteReported/atomic_write")
         self.assertFalse(run_mutants.applicable(self.MUTANT, self.PLAIN, results, []))
+
+    def test_the_floor_results_are_no_test_of_a_mutant_without_a_filter(self):
+        plain = {"PdTest.A": "skip", run_mutants.FLOOR_OFF: "fail", "RunFloor.SuiteReported/pd": "fail"}
+        results = self.results("PdTest.A", run_mutants.FLOOR_OFF, "RunFloor.SuiteReported/pd")
+        self.assertFalse(run_mutants.applicable({"filter": ""}, plain, results, []))
 
     def test_a_test_that_ran_or_a_mutant_that_acted_makes_it_judged(self):
         self.assertTrue(run_mutants.applicable(self.MUTANT, self.PLAIN, self.results("AtomicsTest.FetchAdd/RdmaCm"), []))

@@ -107,8 +107,10 @@ TEST_F(AhTest, RoceWithoutGrhFails) {
 
 RDMACHECK_ABOUT(AhTest, InitAhFromWcRoundTrip,
                 "from a received UD completion and its GRH, ibv_init_ah_from_wc builds an address that reaches the "
-                "sender: a reply sent with it arrives at the sender from the replying QP",
-                "ibv_init_ah_from_wc(3); IBTA Vol 1 ch. 11 (Create Address Handle from a work completion)",
+                "sender: a reply sent with it arrives at the sender from the replying QP; each completion's slid "
+                "(which becomes the address's dlid) is 0 on RoCE (no LIDs) or the sending port's LID on InfiniBand",
+                "ibv_init_ah_from_wc(3); IBTA Vol 1 ch. 11 (Create Address Handle from a work completion), "
+                "11.4.2.1 (Source LID), Annex A16 / A17 (RoCE: no LRH); ibv_poll_cq(3) slid",
                 Cap::kAddressHandle, Cap::kUdQp);
 TEST_F(AhTest, InitAhFromWcRoundTrip) {
   PairOptions options;
@@ -116,6 +118,8 @@ TEST_F(AhTest, InitAhFromWcRoundTrip) {
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   LocalEndpoint& local = pair.local();
   Endpoint& peer = pair.remote();
+  // A UD receive's source LID (IBTA Vol 1 11.4.2.1): RoCE has no LRH, so no LID (Annex A16 / A17).
+  const bool roce = selection().port_attr.link_layer == IBV_LINK_LAYER_ETHERNET;
 
   // peer -> local: a UD send whose receive completion carries the sender's address.
   ASSERT_OK(local.PostRecv(/*wr_id=*/1, 0, kGrhBytes + kPayload));
@@ -124,12 +128,13 @@ TEST_F(AhTest, InitAhFromWcRoundTrip) {
   ASSERT_OK_AND_ASSIGN(ibv_wc received, local.PollRecv());
   ASSERT_EQ(received.status, IBV_WC_SUCCESS) << DescribeWc(received);
   EXPECT_EQ(received.src_qp, peer.qp_num());
+  EXPECT_EQ(received.slid, roce ? 0 : peer.address().lid) << "slid: " << DescribeWc(received);
 
   ibv_ah_attr attr{};
   auto* grh = reinterpret_cast<ibv_grh*>(local.buffer().data());
   ASSERT_THAT(ibv_init_ah_from_wc(local.context(), port(), &received, grh, &attr), ErrnoIs(0));
   EXPECT_EQ(attr.port_num, port());
-  if (selection().port_attr.link_layer == IBV_LINK_LAYER_ETHERNET) {
+  if (roce) {
     EXPECT_EQ(attr.is_global, 1) << "RoCE addresses need a GRH";
     // Loopback: the sender's GID is the selected one.
     EXPECT_EQ(0, memcmp(attr.grh.dgid.raw, selection().gid.gid.raw, sizeof(attr.grh.dgid.raw)))
@@ -150,6 +155,7 @@ TEST_F(AhTest, InitAhFromWcRoundTrip) {
   ASSERT_OK_AND_ASSIGN(ibv_wc answer, peer.PollRecv());
   EXPECT_EQ(answer.status, IBV_WC_SUCCESS) << DescribeWc(answer);
   EXPECT_EQ(answer.src_qp, local.qp_num());
+  EXPECT_EQ(answer.slid, roce ? 0 : local.address().lid) << "slid: " << DescribeWc(answer);
 }
 
 }  // namespace

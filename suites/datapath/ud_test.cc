@@ -11,6 +11,7 @@
 #include "testing/message_sizes.h"
 #include "testing/pair_test.h"
 #include "testing/quiet_window.h"
+#include "harness/device.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {
@@ -38,6 +39,18 @@ absl::Status CheckGrh(absl::Span<const uint8_t> grh, const ibv_gid& from, const 
   return differs("DGID", grh.subspan(24, 16), to.raw);
 }
 
+// The source LID a UD receive completion must report (ibv_poll_cq(3) slid, "Source LID"; IBTA
+// Vol 1 11.4.2.1, returned for UD): on InfiniBand the packet's LRH SLID, the sending port's LID.
+// RoCE packets carry no LRH, only Ethernet and IP headers (IBTA Annex A16 / A17), so there is no
+// LID to report: 0. A nonzero slid there is a made-up address, and ibv_init_ah_from_wc(3) would
+// copy it into an address handle's dlid.
+void ExpectSourceLid(const ibv_wc& recv, const Endpoint& sender) {
+  const uint8_t link_layer = TestDevice::Get().selection().port_attr.link_layer;
+  const uint16_t expected = link_layer == IBV_LINK_LAYER_ETHERNET ? 0 : sender.address().lid;
+  EXPECT_EQ(recv.slid, expected) << "slid of a UD receive on a " << LinkLayerName(link_layer)
+                                 << " port: " << DescribeWc(recv);
+}
+
 class UdTest : public DeviceTest, public ::testing::WithParamInterface<MessageSize> {
  protected:
   static PairOptions Options() {
@@ -51,10 +64,11 @@ class UdTest : public DeviceTest, public ::testing::WithParamInterface<MessageSi
 
 RDMACHECK_ABOUT(UdTest, SendArrivesBehindItsGrh,
                 "a UD SEND of 1 byte and of a full MTU arrives 40 bytes into the receive buffer; the completion "
-                "reports byte_len = size + 40, IBV_WC_GRH, src_qp = the sender's QP; the GRH area names the "
-                "sender and receiver (IPv6 GRH, or the IPv4 header for RoCEv2 over IPv4)",
-                "IBTA Vol 1 8.3 (GRH), 11.4.1.2 (UD receive: 40 bytes for the GRH), 11.4.2.1; Annex A17 (RoCEv2); "
-                "ibv_poll_cq(3) src_qp, IBV_WC_GRH",
+                "reports byte_len = size + 40, IBV_WC_GRH, src_qp = the sender's QP, slid = 0 on RoCE (no LIDs) "
+                "or the sending port's LID on InfiniBand; the GRH area names the sender and receiver (IPv6 GRH, "
+                "or the IPv4 header for RoCEv2 over IPv4)",
+                "IBTA Vol 1 8.3 (GRH), 11.4.1.2 (UD receive: 40 bytes for the GRH), 11.4.2.1 (Source LID, for UD); "
+                "Annex A16 / A17 (RoCE, RoCEv2: no LRH); ibv_poll_cq(3) src_qp, slid, IBV_WC_GRH",
                 Cap::kUdQp, Cap::kAddressHandle);
 TEST_P(UdTest, SendArrivesBehindItsGrh) {
   const uint32_t bytes = GetParam() == MessageSize::kOne ? 1 : Mtu();
@@ -67,6 +81,7 @@ TEST_P(UdTest, SendArrivesBehindItsGrh) {
   EXPECT_THAT(send, CompletionIs(SendCompletion(2, pair.local().qp_num())));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
   EXPECT_THAT(recv, CompletionIs(RecvCompletion(1, pair.remote().qp_num(), kGrh + bytes).FromUd(pair.local().qp_num())));
+  ExpectSourceLid(recv, pair.local());
   EXPECT_OK(pair.remote().Check({kGrh, bytes}, Pattern::Seeded(bytes)));
   ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> grh, pair.remote().Read({0, kGrh}));
   EXPECT_OK(CheckGrh(grh, pair.local().address().gid, pair.local().peer_address().gid,
@@ -103,6 +118,7 @@ TEST_F(UdRulesTest, WrongQKeyIsDropped) {
   ASSERT_OK(sender.Post(SendRequest::Send(3, {{0, 64}})));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
   EXPECT_THAT(recv, CompletionIs(RecvCompletion(1, pair.remote().qp_num(), kGrh + 64).FromUd(sender.qp_num())));
+  ExpectSourceLid(recv, sender);
   EXPECT_OK(pair.remote().Check({kGrh, 64}, Pattern::Seeded(1)));
   ASSERT_OK(sender.PollSend().status());
 }
@@ -131,6 +147,7 @@ TEST_F(UdRulesTest, MessageLargerThanMtuIsNotSent) {
   ASSERT_OK(pair.local().Post(SendRequest::Send(3, {{0, mtu}})));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
   EXPECT_THAT(recv, CompletionIs(RecvCompletion(1, pair.remote().qp_num(), kGrh + mtu).FromUd(pair.local().qp_num())));
+  ExpectSourceLid(recv, pair.local());
   ASSERT_OK_AND_ASSIGN(ibv_wc sent_mtu, pair.local().PollSend());
   EXPECT_THAT(sent_mtu, CompletionIs(SendCompletion(3, pair.local().qp_num())));
 }
@@ -152,6 +169,7 @@ TEST_F(UdRulesTest, AddressHandleToSelf) {
   ASSERT_OK(PostSend(self.qp(), wr));
   ASSERT_OK_AND_ASSIGN(ibv_wc recv, self.PollRecv());
   EXPECT_THAT(recv, CompletionIs(RecvCompletion(1, self.qp_num(), kGrh + 100).FromUd(self.qp_num())));
+  ExpectSourceLid(recv, self);
   EXPECT_OK(self.Check({1024 + kGrh, 100}, Pattern::Seeded(9)));
   ASSERT_OK(self.PollSend().status());
 }
