@@ -10,7 +10,8 @@
 // BrokenCapability.<name>) limited to HealthTests(), a handful of traffic tests: RC SEND,
 // WRITE and READ through the pair builder (manual wiring or rdma_cm, as the device needs),
 // an rdma_cm connect/disconnect, and the port and GID the traffic uses. Each run is
-// bounded (kRunDeadline, scaled); its results stay in DIR/<device> (default
+// --strict (a kernel log or counters it could not read fail the node: a health check that
+// saw nothing says so) and bounded (kRunDeadline, scaled); its results stay in DIR/<device> (default
 // /tmp/rdmacheck-health) for a closer look.
 //
 // Prints "rdmacheck health: OK host: rxe0 9 passed, siw0 ..." and exits 0, or
@@ -105,7 +106,7 @@ int HealthCommand(const std::vector<std::string>& positional) {
     std::filesystem::remove(dir + "/results.json");  // never read an older run's verdict
     absl::StatusOr<ChildProcess> child =
         SpawnChild({Executable(), "run", "--device=" + device, "--out=" + dir, absl::StrCat("--gtest_filter=", HealthTests()),
-                    absl::StrCat("--timeout_multiplier=", absl::GetFlag(FLAGS_timeout_multiplier))},
+                    absl::StrCat("--timeout_multiplier=", absl::GetFlag(FLAGS_timeout_multiplier)), "--strict"},
                    Stderr::kWithStdout);
     if (!child.ok()) return UsageError(child.status());
     const auto deadline =

@@ -47,6 +47,6 @@ if [ $bench = 1 ]; then
   exit $?
 fi
 # shellcheck disable=SC2086  # RUN_FLAGS is a list of flags
-"$bin" run --device="$dev" --peer="127.0.0.1:$port" ${suites:+--suites="$suites"} --out="$out" "$scale" ${RUN_FLAGS:-}
+"$bin" run --device="$dev" --peer="127.0.0.1:$port" ${suites:+--suites="$suites"} --out="$out" --strict "$scale" ${RUN_FLAGS:-}
 exit $?
 }

@@ -291,6 +291,18 @@ if [ -n "${RDMACHECK_WIRE_IMPAIR:-}" ]; then
         [ "$final" != 0 ] || final=1
       fi
       ;;
+    duplicate)
+      # netem counts no duplicates: the receivers do. rxe counts a request it has seen
+      # before (duplicate_request, read around each test), TCP a duplicate segment it
+      # reports back (DSACK: TcpExtTCPDSACKRecv at the sender).
+      dsacks=$({ grep -o '"TcpExtTCPDSACKRecv": [0-9]*' "$dir/impairment.json" || true; } | awk '{ s += $2 } END { print s + 0 }')
+      rxe_dups=$(python3 "$repo/impair/counter_total.py" duplicate_request "$dir/rxe0/results.json" 2>/dev/null || echo 0)
+      log "impairment $p: rxe counted $rxe_dups duplicate requests, TCP $dsacks DSACKs"
+      if [ "$dsacks" = 0 ] && [ "$rxe_dups" = 0 ]; then
+        log "error: the impairment did not act: no receiver saw a duplicate under $p"
+        [ "$final" != 0 ] || final=1
+      fi
+      ;;
   esac
 fi
 interop=false

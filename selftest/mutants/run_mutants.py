@@ -199,7 +199,7 @@ class Device:
         """One `rdmacheck run`; returns (exit code, results.json or None, seconds)."""
         out = os.path.join(self.dir, name)
         cmd = [self.args.rdmacheck, "run", f"--device={self.device}", f"--capabilities={probe or self.probe}",
-               f"--out={out}", f"--timeout_multiplier={self.args.timeout_multiplier}", "--floor=off"]
+               f"--out={out}", f"--timeout_multiplier={self.args.timeout_multiplier}", "--floor=off", "--strict"]
         if suites:
             cmd.append(f"--suites={suites}")
         if gtest_filter:
