@@ -21,6 +21,7 @@
 #include "cli/commands.h"
 #include "reports/image_section.h"
 #include "reports/kernel_section.h"
+#include "reports/recovery_section.h"
 #include "reports/mutation_section.h"
 #include "reports/report_diff.h"
 #include "reports/report_json.h"
@@ -108,6 +109,7 @@ int ReportCommand(const std::vector<std::string>& positional) {
   if (!bench.ok()) return UsageError(bench.status());
   if (std::optional<ExtraSection> section = ImageSection(report)) report.extra_sections.push_back(*section);
   report.extra_sections.push_back(KernelSection(report));
+  if (std::optional<ExtraSection> section = RecoverySection(report)) report.extra_sections.push_back(*section);
   if (std::optional<ExtraSection> section = BenchSection(*bench)) report.extra_sections.push_back(*section);
   if (!mutations.empty()) report.extra_sections.push_back(MutationSection(mutations));
   report.generated = absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
