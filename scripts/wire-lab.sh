@@ -320,11 +320,7 @@ for dev in $RDMACHECK_WIRE_DEVICES; do
     "$bin" wire check --format=json "$cap" >"$check" || c=$?
     case $c in
       0) log "$l.pcap: wire check: no violation" ;;
-      1) if [ ${#impairment[@]} -gt 0 ]; then
-           log "$l.pcap: wire check: violations under impairment (see $check); recovery is not judged yet, no test fails by them"
-         else
-           log "$l.pcap: wire check: violations (see $check); each fails the test it falls in, unless the driver's expectation names it"
-         fi ;;
+      1) log "$l.pcap: wire check: violations (see $check); each fails the test it falls in, unless the driver's expectation names it" ;;
       *) log "$l.pcap: wire check could not read the capture (exit $c)"; [ "$final" != 0 ] || final=1 ;;
     esac
   else
@@ -336,9 +332,8 @@ for dev in $RDMACHECK_WIRE_DEVICES; do
   c=0
   extra=("${impairment[@]}")
   [ -z "$stalled" ] || extra+=(--lab_failure="$dir/lab-failure.json")
-  # Under impairment the rules would call legal recovery a violation (impair/README.md):
-  # the capture is checked, the tests are not judged by it.
-  [ ${#impairment[@]} -gt 0 ] || extra+=(--wire_check="$check")
+  # Legal recovery breaks no rule (wire/roce_recovery.h), so an impaired wire is judged too.
+  [ -z "$check" ] || extra+=(--wire_check="$check")
   "$bin" wire-slices --capture="$cap" --link="$l" --kernel_a="${kvers[A]}" --kernel_b="${kvers[B]}" \
     "${extra[@]}" "$dir/$dev/results.json" || c=$?
   case $c in

@@ -275,6 +275,9 @@ const MessageFormat kFormats[] = {
     {"suites/errors/post_errors_test.cc", "<< \"the peer never received the SEND posted after the refused WR: \"",
      "Value of: received.ok()\n  Actual: false\nExpected: true\nthe peer never received the SEND posted after the "
      "refused WR: DEADLINE_EXCEEDED: timed out after {%duration} waiting for completions: {!int} of 1 arrived"},
+    {"suites/peer_faults/survivor.cc", "\"; the \", side, \"'s QP reads \"",
+     "Failed\ntimed out after {%duration} waiting for completions: {!int} of 16 arrived; the survivor's QP "
+     "reads {!qp_state}"},
     // suites/access/iova_access_test.cc, suites/limits/: the verbs of today's NICs.
     {"suites/link_events/link_events_test.cc", "<< \"the SEND posted after the link flap never completed (neither kept nor flushed): \"",
      "Value of: polled.ok()\n  Actual: false\nExpected: true\nthe SEND posted after the link flap never completed (neither kept "

@@ -22,10 +22,14 @@ namespace rdmacheck {
 struct WireCheckOptions {
   TsharkOptions tshark;
   uint32_t path_mtu = 0;  // RoCEv2 path MTU in bytes; 0: inferred per connection
+  // The RC QPs' retry count (0..7) roce.retry_count holds retransmissions to; -1: the
+  // --retry_cnt flag (defined here; default 7, what the harness sets).
+  int retry_cnt = -1;
 };
 
 // NOT_FOUND when the capture cannot be opened, UNAVAILABLE when tshark cannot read it (or
-// is missing), DEADLINE_EXCEEDED when tshark runs past its budget.
+// is missing), DEADLINE_EXCEEDED when tshark runs past its budget, INVALID_ARGUMENT for a
+// retry count outside 0..7.
 absl::StatusOr<WireReport> CheckCapture(const std::string& path, const WireCheckOptions& options = {});
 
 }  // namespace rdmacheck

@@ -202,6 +202,13 @@ RocePacket FromBth(const Bth& h, const FrameInfo& frame, IbLink link) {
   return p;
 }
 
+// FNV-1a, 64 bits: the same bytes give the same hash on every run and machine.
+uint64_t Fnv1a(absl::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
 // Payload bytes of a transport packet whose BTH onwards (to the ICRC) is `transport_bytes` long.
 int64_t PayloadBytes(int64_t transport_bytes, const IbOpcode& opcode, uint32_t pad) {
   const int64_t payload = transport_bytes - 12 - opcode.header_bytes - pad - 4;
@@ -249,6 +256,13 @@ void DecodeRoceV2(const nlohmann::json& layers, const FrameInfo& frame, const Ch
     p.icrc_sent = LittleEndian32(*bytes, bytes->size() - 4);
     p.icrc_computed = RoceIcrc(*masked, ib_bytes);
     p.icrc = p.icrc_sent == p.icrc_computed ? CrcCheck::kGood : CrcCheck::kBad;
+    // The whole packet is here: what a retransmission must repeat, and an Atomic ACK's value
+    // (AETH, then AtomicAckETH: 8 bytes, after the BTH and any XRCETH).
+    p.content_hash = Fnv1a(absl::string_view(*bytes).substr(12, bytes->size() - 16));
+    const size_t ext = 12 + (p.opcode.service == IbService::kXrc ? 4 : 0);
+    if (p.opcode.op == IbOp::kAtomicAck && bytes->size() >= ext + 12 + 4) {
+      p.atomic_original = (static_cast<uint64_t>(BigEndian(*bytes, ext + 4, 4)) << 32) | BigEndian(*bytes, ext + 8, 4);
+    }
   }
   out.roce.push_back(std::move(p));
 }
@@ -260,6 +274,7 @@ void DecodeIbTransport(const FrameInfo& frame, const EkLayer& ib, IbLink link, C
   if (!h) return;
   RocePacket p = FromBth(*h, frame, link);
   p.cm = CmFrom(ib);
+  if (std::optional<uint64_t> original = ib.Number("infiniband.atomicacketh.origremdt")) p.atomic_original = *original;
   if (link == IbLink::kRoceV1) {
     p.src = ib.Text("infiniband.grh.sgid").value_or("?");
     p.dst = ib.Text("infiniband.grh.dgid").value_or("?");

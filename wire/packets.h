@@ -61,6 +61,11 @@ struct RocePacket {
   int64_t payload = -1;  // bytes, from the UDP length and the opcode's headers; -1 unknown
   std::optional<uint32_t> dma_length;  // RETH
   std::optional<uint32_t> syndrome, msn;  // AETH
+  // What the recovery rules compare (wire/roce_recovery.h), read from the packet's bytes
+  // (RoCEv2; unset when the capture cut the packet): a hash of everything after the BTH up
+  // to the ICRC (extended headers, payload, pad), and an Atomic ACK's original remote data.
+  std::optional<uint64_t> content_hash;
+  std::optional<uint64_t> atomic_original;  // AtomicAckETH (IBTA Vol 1 §9.3)
   CrcCheck icrc = CrcCheck::kUnchecked;
   uint32_t icrc_sent = 0, icrc_computed = 0;
   std::optional<CmMessage> cm;  // a CM MAD tshark decoded (UD SEND to QP1)

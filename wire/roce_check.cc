@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "wire/roce_recovery.h"
 
 namespace rdmacheck {
 namespace {
@@ -42,6 +43,7 @@ struct ReadProgress {
   int64_t next = 0;     // PSN the next response packet must carry
   uint64_t bytes = 0;
   int64_t packets = 0;
+  bool lossy = false;   // response packets were lost before the capture: its length is not judged
   bool replay = false;  // answered from the middle (ReplayFromTheMiddle)
   bool replay_reported = false;
 };
@@ -60,6 +62,9 @@ struct Flow {
   // The operation each PSN carried (a READ: every PSN its responses take), so that a PSN
   // that goes back is a retransmission only when it carried the same operation before.
   std::map<int64_t, IbOp> carried;
+  // RC: PSN ranges (first -> last) a forward gap skipped, lost before the capture: the
+  // first send of such a PSN the capture shows is a retransmission of one it never saw.
+  std::map<int64_t, int64_t> lost;
   int64_t highest_psn = 0;          // the highest PSN it sent (a READ: its last response PSN)
   int64_t expected_min = 0, expected_max = -1;  // the next request's PSN (a range after a READ of unknown MTU)
   Open open = Open::kNone;
@@ -89,7 +94,10 @@ struct Announced {
 
 class RoceChecker {
  public:
-  RoceChecker(uint32_t path_mtu, WireReport& report) : path_mtu_(path_mtu), report_(report) {}
+  RoceChecker(uint32_t path_mtu, int retry_cnt, WireReport& report)
+      : path_mtu_(path_mtu), report_(report), recovery_(retry_cnt, report) {}
+
+  void Finish() { recovery_.Finish(); }
 
   void Check(const RocePacket& p) {
     Flow& flow = FlowOf(p);
@@ -204,6 +212,7 @@ class RoceChecker {
     fresh.id = it->second.id;
     fresh.summary = it->second.summary;
     it->second = std::move(fresh);
+    recovery_.Forget(id);
     Apply(it->second, a);
   }
 
@@ -250,18 +259,35 @@ class RoceChecker {
     const bool reliable = p.opcode.service == IbService::kRc || p.opcode.service == IbService::kXrc;
     CheckPayload(p, flow, flow);
     if (ud) return;  // one packet per message; the PSN is not checked by the receiver
-    const int64_t u = flow.last_psn ? Unwrap(*flow.last_psn, p.psn) : p.psn;
-    if (!flow.last_psn && flow.start_psn && u != *flow.start_psn) {
+    const int64_t u = flow.last_psn ? Unwrap(*flow.last_psn, p.psn) : flow.start_psn ? Unwrap(*flow.start_psn, p.psn)
+                                                                                     : p.psn;
+    if (!flow.last_psn && flow.start_psn && reliable) {
+      recovery_.Start(flow.id, *flow.start_psn);
+      if (u > *flow.start_psn) {  // its first requests were lost before the capture
+        flow.lost[*flow.start_psn] = u - 1;
+        flow.open = Open::kUnknown;
+        flow.message_first = *flow.start_psn;
+      }
+    }
+    if (!flow.last_psn && flow.start_psn && (reliable ? u < *flow.start_psn : u != *flow.start_psn)) {
       Violation(p, "roce.psn", flow,
                 absl::StrCat("the connection's first request has PSN ", Psn(u), "; its CM exchange (frame ",
                              flow.cm_frame, ") gave starting PSN ", Psn(*flow.start_psn)));
     }
     if (flow.expected_max >= flow.expected_min && flow.last_psn) {
-      if (u > flow.expected_max) {
-        Violation(p, "roce.psn", flow,
-                  absl::StrCat("PSN ", Psn(u), ", expected ", Psn(flow.expected_min),
+      if (u > flow.expected_max && reliable) {
+        // Loss before the capture: the recovery rules judge it (wire/roce_recovery.h). The
+        // message the skipped PSNs belonged to is not known any more.
+        flow.lost[flow.expected_min] = u - 1;
+        flow.open = Open::kUnknown;
+        flow.message_first = flow.expected_min;
+      } else if (u > flow.expected_max) {
+        // UC has no recovery (IBTA Vol 1 9.8.3): a gap is loss the receiver may see, or a
+        // sender skipping PSNs; one capture point cannot tell which, so it is noted.
+        Violation(p, "roce.unplaced_loss", flow,
+                  absl::StrCat("UC PSN ", Psn(u), ", expected ", Psn(flow.expected_min),
                                flow.expected_max > flow.expected_min ? absl::StrCat("..", Psn(flow.expected_max)) : "",
-                               ": ", u - flow.expected_max, " PSN(s) skipped"));
+                               ": ", u - flow.expected_max, " PSN(s) lost before the capture or skipped by the sender"));
       } else if (u < flow.expected_min) {
         if (reliable) {
           if (std::string wrong = NotARetransmission(p, flow, u); !wrong.empty()) {
@@ -270,6 +296,10 @@ class RoceChecker {
             ++report_.flows[flow.summary].retransmissions;  // go back N: a retransmission
           }
           flow.open = Open::kUnknown;
+        } else if (auto same = flow.carried.find(u); same != flow.carried.end() && same->second == p.opcode.op) {
+          Violation(p, "roce.duplicate_packet", flow,
+                    absl::StrCat(p.opcode.name, " at PSN ", Psn(u), " again, after ", Psn(flow.expected_min - 1),
+                                 ": a UC packet repeated on the wire"));
         } else {
           Violation(p, "roce.psn", flow,
                     absl::StrCat("PSN ", Psn(u), " after ", Psn(flow.expected_min - 1),
@@ -303,6 +333,7 @@ class RoceChecker {
       flow.reads[u] = read;
       if (consumed_max > consumed_min) flow.estimated_read = u + consumed_max - 1;
     }
+    if (reliable) recovery_.OnRequest(p, flow.id, u, consumed_min, consumed_max);
     if (p.opcode.position == IbPosition::kFirst) flow.message_first = u;
     if (p.opcode.ends_message()) {
       // A Last covers its whole message: an ACK may name any PSN of it.
@@ -325,6 +356,8 @@ class RoceChecker {
     if (!flow.first_psn || u < *flow.first_psn) return "";
     auto it = flow.carried.find(u);
     if (it == flow.carried.end()) {
+      auto gap = flow.lost.upper_bound(u);
+      if (gap != flow.lost.begin() && u <= std::prev(gap)->second) return "";  // lost before the capture
       return absl::StrCat(p.opcode.name, " at PSN ", Psn(u), ", back from ", Psn(flow.expected_min),
                           ": no request carried that PSN, so it is no retransmission");
     }
@@ -366,7 +399,10 @@ class RoceChecker {
         break;
       case IbPosition::kMiddle:
       case IbPosition::kLast:
-        if (flow.open == Open::kNone) {
+        if (!flow.last_psn && !flow.start_psn) {
+          // The flow's first packet in a capture that does not show its beginning: the
+          // message began before the capture (or its first packets were lost before it).
+        } else if (flow.open == Open::kNone) {
           Violation(p, "roce.opcode_sequence", flow, absl::StrCat(p.opcode.name, " without a First"));
         } else if (open && flow.open != family) {
           Violation(p, "roce.opcode_sequence", flow,
@@ -379,7 +415,8 @@ class RoceChecker {
   }
 
   // The request flow whose requests `p` answers: the one already paired with `flow` if its
-  // requests cover p's PSN, else the one that sent a covering request last.
+  // requests cover p's PSN, else the one that sent a covering request last. A message still
+  // being sent covers its PSNs too: a long SEND's NAKs and ACKs come before its Last.
   Flow* Answered(const RocePacket& p, Flow& flow) {
     if (!flow.paired.empty()) {  // the CM exchange said which
       auto it = flows_.find(flow.paired);
@@ -392,10 +429,13 @@ class RoceChecker {
       if (!r.last_psn) continue;
       const int64_t u = Unwrap(*r.last_psn, p.psn);
       auto it = r.requests.lower_bound(u);
-      if (it == r.requests.end() || it->second.first > u) continue;
+      const bool covered = it != r.requests.end() && it->second.first <= u;
+      const bool in_open_message = r.open != Open::kNone && u >= r.message_first && u <= r.highest_psn + 1;
+      if (!covered && !in_open_message) continue;
       if (flow.answers == id) return &r;
-      if (it->second.frame > best_frame) {
-        best_frame = it->second.frame;
+      const int64_t frame = covered ? it->second.frame : report_.flows[r.summary].last_frame;
+      if (frame > best_frame) {
+        best_frame = frame;
         best = &r;
       }
     }
@@ -445,6 +485,8 @@ class RoceChecker {
     const bool terminal = p.opcode.op == IbOp::kAck || p.opcode.op == IbOp::kAtomicAck ||
                           (p.opcode.op == IbOp::kReadResponse && p.opcode.ends_message());
     if (terminal && syndrome_ok && p.syndrome && p.msn) AckMsn(p, flow, *r, u);
+    const bool reliable = r->service == IbService::kRc || r->service == IbService::kXrc;
+    if (syndrome_ok && reliable) recovery_.OnResponse(p, flow.id, r->id, u);
   }
 
   void RecordFault(const RocePacket& p, const Flow& flow) {
@@ -490,6 +532,8 @@ class RoceChecker {
       it->second.bytes = 0;
       it->second.packets = 0;
       r.active_read = u;
+    } else if (r.active_read && u > r.reads.at(*r.active_read).next && u <= r.reads.at(*r.active_read).last) {
+      r.reads.at(*r.active_read).lossy = true;  // response packets lost before the capture
     } else if (!r.active_read || r.reads.at(*r.active_read).next != u) {
       if (ReplayFromTheMiddle(p, flow, r, u)) {
         // reported once; its later packets follow it PSN by PSN
@@ -507,8 +551,8 @@ class RoceChecker {
     read.bytes += p.payload > 0 ? p.payload : 0;
     ++read.packets;
     if (!p.opcode.ends_message()) return;
-    if (read.replay) {  // a replay carries part of the message: its length is not judged again
-      read.replay = false;
+    if (read.replay || read.lossy) {  // part of the message: its length is not judged (again)
+      read.replay = read.lossy = false;
       r.active_read.reset();
       return;
     }
@@ -537,6 +581,12 @@ class RoceChecker {
     if (it == r.reads.begin()) return false;
     --it;
     if (u > it->second.last) return false;
+    if (it->first != u) {  // no READ was sent from here: the response's head was lost before the capture
+      it->second.next = u;
+      it->second.lossy = true;
+      r.active_read = it->first;
+      return true;
+    }
     if (!it->second.replay_reported) {  // once per READ request, however the replay interleaves
       Violation(p, "roce.read_response", flow,
                 absl::StrCat(p.opcode.name, " at PSN ", Psn(u), " without a READ response First: the response to the "
@@ -596,6 +646,7 @@ class RoceChecker {
 
   const uint32_t path_mtu_;
   WireReport& report_;
+  RoceRecovery recovery_;
   std::map<std::string, Flow> flows_;
   std::map<std::string, Announced> announced_;  // by flow id, for flows not seen yet
   // The last CM REQ from one address to another: its starting PSN, QP number and frame.
@@ -605,9 +656,10 @@ class RoceChecker {
 
 }  // namespace
 
-void CheckRoce(const std::vector<RocePacket>& packets, uint32_t path_mtu, WireReport& report) {
-  RoceChecker checker(path_mtu, report);
+void CheckRoce(const std::vector<RocePacket>& packets, uint32_t path_mtu, WireReport& report, int retry_cnt) {
+  RoceChecker checker(path_mtu, retry_cnt, report);
   for (const RocePacket& p : packets) checker.Check(p);
+  checker.Finish();
 }
 
 }  // namespace rdmacheck

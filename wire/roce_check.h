@@ -6,7 +6,8 @@
 // request flow in the opposite direction whose requests cover its PSN — the same pair from
 // then on — which is what the DestQP, P_Key, MSN and READ rules compare against.
 // The path MTU is --path_mtu when given, else what the connection's First and Middle
-// packets carry.
+// packets carry. On RC (and XRC) a forward PSN gap is loss, not a roce.psn violation: the
+// recovery rules judge how it was recovered (wire/roce_recovery.h), with the QPs' retry_cnt.
 #ifndef RDMACHECK_WIRE_ROCE_CHECK_H_
 #define RDMACHECK_WIRE_ROCE_CHECK_H_
 
@@ -14,12 +15,14 @@
 #include <vector>
 
 #include "wire/packets.h"
+#include "wire/roce_recovery.h"
 #include "wire/wire_report.h"
 
 namespace rdmacheck {
 
 // path_mtu: 0 to infer it per connection.
-void CheckRoce(const std::vector<RocePacket>& packets, uint32_t path_mtu, WireReport& report);
+void CheckRoce(const std::vector<RocePacket>& packets, uint32_t path_mtu, WireReport& report,
+               int retry_cnt = kHarnessRetryCnt);
 
 }  // namespace rdmacheck
 

@@ -11,8 +11,9 @@ const std::vector<WireRule>& WireRules() {
        "IBTA Annex A17.8 (ICRC for RoCEv2), Vol 1 §7.8 (invariant CRC)"},
       {"roce.psn", "roce",
        "per QP and direction, request PSNs advance by one per packet modulo 2^24 (a READ by its response count); "
-       "an RC retransmission goes back, never forward, to a PSN that carried the same operation before (a READ's "
-       "response PSNs carry only a READ again)",
+       "an RC retransmission goes back to a PSN that carried the same operation before, or that was lost before "
+       "the capture (a READ's response PSNs carry only a READ again); a forward gap on RC is loss, judged by the "
+       "recovery rules below",
        "IBTA Vol 1 §9.2 (BTH PSN), §9.7 (reliable service: PSN sequence, READ PSN space, duplicates)"},
       {"roce.opcode_sequence", "roce",
        "opcodes are defined and legal for the QP type; a message is First, Middle*, Last or Only, never interleaved",
@@ -39,6 +40,42 @@ const std::vector<WireRule>& WireRules() {
        "IBTA Vol 1 §9.2 (BTH DestQP), §9.7 (RC: one QP pair per connection)"},
       {"roce.pkey", "roce", "the P_Key stays the same within a connection, in both directions",
        "IBTA Vol 1 §9.2 (BTH P_Key), §10.9 (partitions)"},
+      // RC recovery on a lossy wire (wire/roce_recovery.h): the responder's sequence error
+      // NAK, the requester's go-back-N and retry limit, duplicates answered, loss the capture
+      // cannot place. Read against Linux rxe (rxe_resp.c check_psn/duplicate_request,
+      // rxe_comp.c check_ack/COMPST_ERROR_RETRY, rxe_req.c req_retry).
+      {"roce.seq_nak", "roce",
+       "a responder that receives a request beyond the PSN it expects sends one PSN sequence error NAK (NAK code 0) "
+       "for that loss, naming the PSN it expects (the first one missing), and no other until that PSN arrives",
+       "IBTA Vol 1 §9.7.5.1 (responder ACK/NAK: an out-of-sequence request is NAKed with a PSN sequence error, "
+       "later ones dropped silently), §9.9 (error handling: the PSN sequence error class)"},
+      {"roce.retransmission", "roce",
+       "the requester resends from the NAKed PSN or, after its timer, from the oldest unacknowledged one, and each "
+       "packet it resends carries the opcode, payload length and bytes it carried the first time (a READ request "
+       "may be re-sent for what is still missing: only its opcode is compared)",
+       "IBTA Vol 1 §9.7 (requester: retry from the PSN sequence error NAK or the transport timer), §9.4.4 (a "
+       "retried RDMA READ need not repeat the original's address and length)"},
+      {"roce.retry_count", "roce",
+       "without a response that acknowledges progress, the requester goes back to resend at most retry_cnt times "
+       "(--retry_cnt, default 7 as the harness sets it): no PSN is sent more than retry_cnt + 1 times in a row; "
+       "resends after an RNR NAK count against rnr_retry, not here",
+       "IBTA Vol 1 §9.7 (requester: transport retry counter, QP attribute Retry Count; RNR retry counted apart)"},
+      {"roce.duplicate_atomic", "roce",
+       "a duplicate request is answered, not executed again: an atomic's answer to its duplicate carries the "
+       "original value of its first execution (a SEND or WRITE duplicate is ACKed, a READ re-executed)",
+       "IBTA Vol 1 §9.7.5.1 (responder: duplicate requests are acknowledged again; an atomic's from its saved "
+       "result), §9.4 (atomic operations)"},
+      {"roce.duplicate_packet", "roce",
+       "a UC packet seen twice (the PSN and opcode of one already carried): a network that duplicates, whose copy "
+       "the UC receiver drops as out of sequence, or a sender resending what UC never resends; one capture point "
+       "cannot tell which",
+       "IBTA Vol 1 §9.8.3 (UC: the receiver accepts only the expected PSN); a note on the capture, not on the "
+       "devices", WireRule::kNote},
+      {"roce.unplaced_loss", "roce",
+       "a loss the capture shows is recovered where the capture can see it: a PSN gap that no NAK and no "
+       "retransmission closes (the responder went on as if it had the packets, or the capture ended first), or "
+       "a NAK for a PSN this capture saw arrive, is loss this capture point cannot place",
+       "IBTA Vol 1 §9.7 (reliable service); a note on the capture, not on the devices", WireRule::kNote},
       // iWARP: MPA over TCP (RFC 5044, RFC 6581), DDP (RFC 5041), RDMAP (RFC 5040, RFC 7306).
       {"iwarp.mpa_startup", "iwarp",
        "the MPA request and reply (key, revision 1 or 2, reserved bits, private data length <= 512 and as sent, "

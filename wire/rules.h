@@ -18,11 +18,14 @@ struct WireRule {
   absl::string_view title;      // what holds on a good wire
   absl::string_view reference;  // "IBTA Vol 1 §9.7.1"
   // "violation": the spec requires it, a breach fails the check (exit 1); "advisory": the
-  // spec's wording reads as guidance to a requester, a breach is reported and fails nothing.
+  // spec's wording reads as guidance to a requester, a breach is reported and fails nothing;
+  // "note": what the capture shows cannot be judged from where it was taken (loss it cannot
+  // place): reported apart (WireReport::notes), fails nothing, and the capture is not clean.
   absl::string_view severity = kViolation;
 
   static constexpr absl::string_view kViolation = "violation";
   static constexpr absl::string_view kAdvisory = "advisory";
+  static constexpr absl::string_view kNote = "note";
 };
 
 const std::vector<WireRule>& WireRules();

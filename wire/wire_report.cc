@@ -11,8 +11,9 @@ namespace rdmacheck {
 void AddViolation(WireReport& report, int64_t frame, double time, absl::string_view rule, const std::string& flow,
                   std::string message) {
   const WireRule& r = WireRuleById(rule);
-  report.violations.push_back({frame, time, std::string(rule), flow, std::move(message), std::string(r.reference),
-                               std::string(r.severity)});
+  std::vector<WireViolation>& list = r.severity == WireRule::kNote ? report.notes : report.violations;
+  list.push_back({frame, time, std::string(rule), flow, std::move(message), std::string(r.reference),
+                  std::string(r.severity)});
 }
 
 void CountPacket(WireReport& report, size_t index, int64_t frame, double time, const std::string& opcode) {
@@ -42,6 +43,9 @@ WireSlice SliceReport(const WireReport& report, double from, double to, const st
   }
   for (const WireViolation& v : report.violations) {
     if (v.time >= from && v.time <= to && wanted(v.flow)) slice.violations.push_back(v);
+  }
+  for (const WireViolation& n : report.notes) {
+    if (n.time >= from && n.time <= to && wanted(n.flow)) slice.notes.push_back(n);
   }
   for (const WireFault& f : report.faults) {
     if (f.time >= from && f.time <= to && wanted(f.flow)) slice.faults.push_back(f);
@@ -83,6 +87,7 @@ nlohmann::json WireSliceJson(const WireSlice& slice) {
           {"packets", slice.packets},
           {"opcodes", slice.opcodes},
           {"violations", ViolationsJson(slice.violations)},
+          {"notes", ViolationsJson(slice.notes)},
           {"faults", FaultsJson(slice.faults)}};
 }
 
@@ -107,6 +112,7 @@ nlohmann::json WireReportJson(const WireReport& report) {
   }
   return {{"capture", report.capture},
           {"ok", report.ok()},
+          {"clean", report.clean()},
           {"cut_short", report.cut_short},
           {"frames", report.frames},
           {"roce_packets", report.roce_packets},
@@ -121,6 +127,7 @@ nlohmann::json WireReportJson(const WireReport& report) {
           {"opcodes", report.opcodes},
           {"flows", flows},
           {"violations", ViolationsJson(report.violations)},
+          {"notes", ViolationsJson(report.notes)},
           {"faults", FaultsJson(report.faults)},
           {"rules", WireRulesJson()}};
 }
@@ -136,19 +143,29 @@ std::string WireReportText(const WireReport& report) {
   if (report.cut_short) {
     absl::StrAppend(&out, "the file ends inside a packet (still being written?): the frames before it were checked\n");
   }
-  if (report.violations.empty()) {
+  if (report.clean()) {
     absl::StrAppend(&out, "every rule holds\n");
     return out;
   }
+  // Violations and notes in frame order, each marked with its severity unless a violation.
+  std::vector<const WireViolation*> lines;
+  for (const auto* list : {&report.violations, &report.notes}) {
+    for (const WireViolation& v : *list) lines.push_back(&v);
+  }
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const WireViolation* a, const WireViolation* b) { return a->frame < b->frame; });
   int64_t advisories = 0;
-  for (const WireViolation& v : report.violations) {
-    absl::StrAppendFormat(&out, "frame %d %s%s: %s [%s] (%s)\n", v.frame, v.rule, v.advisory() ? " (advisory)" : "",
-                          v.message, v.flow, v.reference);
-    if (v.advisory()) ++advisories;
+  for (const WireViolation* v : lines) {
+    const bool marked = v->severity != WireRule::kViolation;
+    absl::StrAppendFormat(&out, "frame %d %s%s: %s [%s] (%s)\n", v->frame, v->rule,
+                          marked ? absl::StrCat(" (", v->severity, ")") : "", v->message, v->flow, v->reference);
+    if (v->advisory()) ++advisories;
   }
   const int64_t violations = static_cast<int64_t>(report.violations.size()) - advisories;
+  const int64_t notes = static_cast<int64_t>(report.notes.size());
   absl::StrAppend(&out, violations, violations == 1 ? " violation, " : " violations, ", advisories,
-                  advisories == 1 ? " advisory\n" : " advisories\n");
+                  advisories == 1 ? " advisory, " : " advisories, ", notes, notes == 1 ? " note" : " notes",
+                  notes > 0 ? ": not clean (loss or duplicates this capture point cannot place)\n" : "\n");
   return out;
 }
 

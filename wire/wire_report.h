@@ -1,6 +1,9 @@
 // What `rdmacheck wire check` found in a capture: the flows (one per QP and direction for
 // RoCEv2, one per TCP direction for iWARP) with their packet counts per opcode and their
-// first and last frame, and each rule violation with its frame.
+// first and last frame, each rule violation with its frame, and the notes: what the capture
+// cannot judge from where it was taken (loss it cannot place). Three verdicts follow:
+// violations fail the check (ok() false); advisories and notes fail nothing; only a capture
+// with none of the three is clean.
 //
 // The wire lab embeds this in its report: a test's packets are the frames of the flows whose
 // QPs the test used, or the frames between two timestamps; `frames`/`time` in each record
@@ -81,23 +84,30 @@ struct WireReport {
   std::map<std::string, int64_t> opcodes;  // over all flows
   std::vector<WireFlow> flows;
   std::vector<WireViolation> violations;
+  // Records of a rule whose severity is "note" (roce.unplaced_loss): kept apart from the
+  // violations, in the JSON too, so that nothing that reads "violations" fails a test by one.
+  std::vector<WireViolation> notes;
   std::vector<WireFault> faults;
   std::vector<WirePacket> packets;  // every RoCEv2 packet and iWARP PDU (not in the JSON: slice it)
 
-  // No violation of what the spec requires (advisories do not count).
+  // No violation of what the spec requires (advisories and notes do not count).
   bool ok() const {
     for (const WireViolation& v : violations) {
       if (!v.advisory()) return false;
     }
     return true;
   }
+  // Nothing to say at all: no violation, no advisory, no note. A capture with a note is
+  // never called clean, though it breaks no rule.
+  bool clean() const { return violations.empty() && notes.empty(); }
   // Packets the rules read: none means the capture holds no RDMA traffic at all, which
   // `wire check` reports as such (exit 2), never as a clean wire.
   int64_t rdma_packets() const { return roce_packets + rocev1_packets + ib_packets + iwarp_pdus; }
 };
 
 // What the checkers use to fill a report: a violation of `rule` at `frame` on `flow` (its
-// reference taken from the rule table), and one more packet counted on flows[flow].
+// reference taken from the rule table; a rule of severity "note" goes to `notes`), and one
+// more packet counted on flows[flow].
 void AddViolation(WireReport& report, int64_t frame, double time, absl::string_view rule, const std::string& flow,
                   std::string message);
 void CountPacket(WireReport& report, size_t flow, int64_t frame, double time, const std::string& opcode);
@@ -110,6 +120,7 @@ struct WireSlice {
   int64_t packets = 0;
   std::map<std::string, int64_t> opcodes;
   std::vector<WireViolation> violations;
+  std::vector<WireViolation> notes;
   std::vector<WireFault> faults;
 };
 WireSlice SliceReport(const WireReport& report, double from, double to, const std::vector<std::string>& flows = {});
@@ -117,8 +128,10 @@ nlohmann::json WireSliceJson(const WireSlice& slice);
 
 nlohmann::json WireReportJson(const WireReport& report);
 
-// For a terminal: the counts, then one line per violation:
+// For a terminal: the counts, then one line per violation and per note:
 //   frame 12 roce.psn: PSN 0x000071, expected 0x000070 (IBTA Vol 1 §9.7 ...)
+//   frame 30 roce.unplaced_loss (note): ...
+// and "every rule holds" only for a clean capture.
 std::string WireReportText(const WireReport& report);
 
 }  // namespace rdmacheck

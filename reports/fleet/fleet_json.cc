@@ -4,14 +4,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "reports/fleet/fleet_output.h"
-#include "reports/presentation.h"
-#include "results/failure_line.h"
 
 namespace rdmacheck {
 
-std::string FailureLine(const TestResult& test) {
-  if (test.status == TestStatus::kXpass) return "passed, but listed as failing";
-  return FailureLine(test.message);
+std::string FailureLine(const NodeFailure& failure) {
+  if (failure.status == TestStatus::kXpass) return "passed, but listed as failing";
+  return failure.line;
 }
 
 std::string DifferenceText(const Difference& d) {
@@ -29,13 +27,10 @@ std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode&
   std::vector<std::string> lines = node.notes;
   // A run cut short first: what it did not run shows below as differences.
   for (const NodeDevice& d : node.devices) {
-    std::string line = IncompleteRunLine(d.device, fleet.runs.devices[d.run].run.results);
-    if (!line.empty()) lines.push_back(std::move(line));
+    if (!fleet.runs[d.run].incomplete.empty()) lines.push_back(fleet.runs[d.run].incomplete);
   }
-  for (const auto& [run, test] : node.failures) {
-    const DeviceRun& r = fleet.runs.devices[run].run;
-    const TestResult& t = r.results.tests[test];
-    lines.push_back(absl::StrCat(r.results.device, ": ", TestStatusName(t.status), " ", t.name, ": ", FailureLine(t)));
+  for (const NodeFailure& f : node.failures) {
+    lines.push_back(absl::StrCat(f.device, ": ", TestStatusName(f.status), " ", f.test, ": ", FailureLine(f)));
   }
   for (const std::string& device : node.missing_devices) lines.push_back(absl::StrCat("no ", device, " (most nodes have it)"));
   for (const MissingCapability& m : node.missing_capabilities) lines.push_back(MissingCapabilityText(m));
@@ -69,7 +64,7 @@ std::vector<std::string> PairFindings(const FleetPair& pair) {
 }
 
 nlohmann::json FleetToJson(const FleetReport& fleet) {
-  const Report& runs = fleet.runs;
+  const std::vector<FleetRun>& runs = fleet.runs;
   nlohmann::json nodes = nlohmann::json::array();
   for (const FleetNode& node : fleet.nodes) {
     nlohmann::json devices = nlohmann::json::array();
@@ -80,19 +75,16 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
             {{"kind", diff.kind}, {"subject", diff.subject}, {"value", diff.value}, {"majority", diff.majority}});
       }
       devices.push_back({{"device", d.device},
-                         {"source", runs.devices[d.run].run.source},
-                         {"complete", runs.devices[d.run].run.results.complete},
-                         {"incomplete", IncompleteRunLine(d.device, runs.devices[d.run].run.results)},
+                         {"source", runs[d.run].source},
+                         {"complete", runs[d.run].complete},
+                         {"incomplete", runs[d.run].incomplete},
                          {"summary", SummaryToJson(d.summary)},
                          {"differences", std::move(differences)}});
     }
     nlohmann::json failures = nlohmann::json::array();
-    for (const auto& [run, test] : node.failures) {
-      const TestResult& t = runs.devices[run].run.results.tests[test];
-      failures.push_back({{"device", runs.devices[run].run.results.device},
-                          {"test", t.name},
-                          {"status", TestStatusName(t.status)},
-                          {"message", FailureLine(t)}});
+    for (const NodeFailure& f : node.failures) {
+      failures.push_back(
+          {{"device", f.device}, {"test", f.test}, {"status", TestStatusName(f.status)}, {"message", FailureLine(f)}});
     }
     nlohmann::json missing_capabilities = nlohmann::json::array();
     for (const MissingCapability& m : node.missing_capabilities) {
@@ -124,7 +116,7 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
     pairs.push_back({{"server", p.server},
                      {"client", p.client},
                      {"device", p.device},
-                     {"source", runs.devices[p.run].run.source},
+                     {"source", runs[p.run].source},
                      {"verdict", p.Failed() ? "fail" : p.slow ? "slow" : "ok"},
                      {"summary", SummaryToJson(p.summary)},
                      {"bench", std::move(bench)}});

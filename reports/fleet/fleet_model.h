@@ -36,6 +36,10 @@
 // Per pair: the cross-node verdict, and each benchmark point (operation, metric, size)
 // against the fleet's median of that point over all pairs: speed = bandwidth / median, or
 // median latency / latency; below `slow_fraction` the pair is slow.
+//
+// The runs are read one at a time and dropped (fleet_tally.h): the report keeps a small
+// digest per run (FleetRun) and tallies per test and capability, so its memory grows with
+// the catalogue and the number of runs, not with the size of each run's results.
 #ifndef RDMACHECK_REPORTS_FLEET_FLEET_MODEL_H_
 #define RDMACHECK_REPORTS_FLEET_FLEET_MODEL_H_
 
@@ -44,6 +48,7 @@
 
 #include "absl/status/statusor.h"
 #include "results/bench_result.h"
+#include "results/results.h"
 #include "reports/report_model.h"
 
 namespace rdmacheck {
@@ -61,8 +66,28 @@ struct Difference {
   std::string majority;  // the fleet's
 };
 
+// What the report keeps of one run: a few hundred bytes, whatever the run's size.
+struct FleetRun {
+  std::string source;      // the run directory
+  std::string device;      // results.json "device"
+  std::string host;        // the node that ran it: environment "hostname", else the directory above
+  std::string peer;        // a pair's run: the host that served it; "" for a node's own run
+  bool complete = true;    // results.json "complete"
+  std::string incomplete;  // why it did not finish (presentation.h IncompleteRunLine); "" if it did
+  RunSummary summary;
+};
+
+// A failed or xpassed test of a node's own run.
+struct NodeFailure {
+  size_t run = 0;  // index into FleetReport::runs
+  std::string device;
+  std::string test;
+  TestStatus status = TestStatus::kFail;
+  std::string line;  // the message's first line (results/failure_line.h)
+};
+
 struct NodeDevice {
-  size_t run = 0;  // index into FleetReport::runs.devices
+  size_t run = 0;  // index into FleetReport::runs
   std::string device;
   RunSummary summary;
   std::vector<Difference> differences;
@@ -73,7 +98,7 @@ const char* NodeVerdictName(NodeVerdict verdict);  // "fail", "missing", ...
 
 // A capability absent on one device and present on most devices of its kind.
 struct MissingCapability {
-  size_t run = 0;  // index into FleetReport::runs.devices
+  size_t run = 0;  // index into FleetReport::runs
   std::string device;
   std::string capability;
   std::string kind;    // "mlx5 15b3:101d": driver, and vendor:part where known
@@ -87,7 +112,7 @@ struct FleetNode {
   std::vector<NodeDevice> devices;
   std::vector<std::string> missing_devices;  // devices most nodes have and this one lacks
   std::vector<MissingCapability> missing_capabilities;
-  std::vector<std::pair<size_t, size_t>> failures;  // (run, test index) of every failed or xpassed test
+  std::vector<NodeFailure> failures;  // every failed or xpassed test, in run order
   std::vector<std::string> notes;  // why it has no results for a device (trouble.txt), or none at all
   bool outlier = false;            // stands out from the fleet's majority (above)
   int DifferenceCount() const;
@@ -104,7 +129,7 @@ struct PairPoint {
 struct FleetPair {
   std::string server, client;  // `serve` ran on server, `run --peer` on client
   std::string device;          // the client's device
-  size_t run = 0;              // index into FleetReport::runs.devices
+  size_t run = 0;              // index into FleetReport::runs
   RunSummary summary;
   std::vector<PairPoint> bench;
   bool slow = false;
@@ -114,7 +139,7 @@ struct FleetPair {
 struct FleetReport {
   std::string generated;
   FleetOptions options;
-  Report runs;                    // every run, nodes' and pairs' (reports/report_model.h)
+  std::vector<FleetRun> runs;     // every run, nodes' and pairs', in the order read
   std::vector<FleetNode> nodes;   // worst first: verdict, then differences and failures
   std::vector<FleetPair> pairs;   // failed first, then slowest
 
@@ -125,13 +150,14 @@ struct FleetReport {
   bool Troubled() const;  // a node failed, is missing or did not finish, or a pair failed or is slow
 };
 
-// The fleet from loaded runs; bench[i] holds run i's benchmark runs (may be empty).
-// `generated` is left empty.
+// The fleet from loaded runs (FleetTally, fed each in turn); bench[i] holds run i's
+// benchmark runs (may be empty). `generated` is left empty.
 FleetReport BuildFleet(std::vector<DeviceRun> runs, const std::vector<std::vector<BenchRun>>& bench,
                        const FleetOptions& options);
 
-// Every run directory (one holding results.json) under `roots`, loaded with its bench.json,
-// and each node's notes (trouble.txt). Errors name the file; no run under any root is an
+// Every run directory (one holding results.json) under `roots`, read one at a time
+// (results_skim.h LoadFleetRun) with its bench.json and folded into a FleetTally, and each
+// node's notes (trouble.txt). Errors name the file; no run under any root is an
 // error unless options name the expected nodes (one root without runs is not: pairs/ of a
 // fleet where no pair could run).
 absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, const FleetOptions& options);

@@ -41,7 +41,7 @@ std::string FleetSummaryText(const FleetReport& fleet, const std::vector<std::st
 
 // Shared by the renderers: what went wrong in a failed test, one line of at most 160
 // chars (results/failure_line.h).
-std::string FailureLine(const TestResult& test);
+std::string FailureLine(const NodeFailure& failure);
 // "version kernel: 6.1.0-56-amd64 (fleet: 6.12.95+deb12-amd64)" and the like.
 std::string DifferenceText(const Difference& d);
 // "mlx5_0: lacks odp: unsupported here, supported on 498 of the fleet's 499 mlx5 devices".

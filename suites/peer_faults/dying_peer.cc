@@ -61,6 +61,8 @@ absl::StatusOr<std::unique_ptr<DyingPeer>> DyingPeer::Start(const Selection& sel
   return peer;
 }
 
+absl::Status DyingPeer::Ping() { return link_->Call({{"op", "ping"}}).status(); }
+
 absl::Status DyingPeer::Kill() {
   if (killed_) return absl::OkStatus();
   killed_ = true;

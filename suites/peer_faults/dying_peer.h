@@ -32,6 +32,11 @@ class DyingPeer {
 
   RemoteEndpointFactory* link() { return link_.get(); }
 
+  // A `ping` on the test's own session, answered once every request sent before it was
+  // handled: after a ProxyEndpoint's destructor (its `destroy`: the peer's QP, CQs and MR
+  // released), OK means that release returned; a peer stuck in it stays silent.
+  absl::Status Ping();
+
   // SIGKILL, and the process reaped within KillReapBound(): once this returns OK the
   // kernel has released everything the peer held. A peer still there then (stuck in the
   // driver while dying) is the error, named with where it is stuck.

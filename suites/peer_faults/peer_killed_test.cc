@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "harness/completion.h"
 #include "harness/connection/cm_events.h"
 #include "harness/connection/qp_attr.h"
 #include "suites/peer_faults/dying_peer.h"
+#include "suites/peer_faults/survivor.h"
 #include "testing/completion_matchers.h"
 #include "testing/pair_test.h"
 #include "testing/qp_error_state.h"
@@ -38,28 +38,6 @@ constexpr uint32_t kChunk = 64 * 1024;
 constexpr int kWrites = 8;
 
 class PeerKilledTest : public PairTestWith<KillPoint> {};
-
-// How long the survivor's retries may take to run out: (retry_cnt + 1) tries of the local
-// ACK timeout, 4.096 us x 2^timeout (IBTA Vol 1 9.7.6.1.1), as the QP reports them. iWARP
-// has no such attributes: TCP tells the survivor at once that the connection is gone.
-struct RetryBound {
-  absl::Duration bound = absl::ZeroDuration();
-  std::string text = "the connection's close (iWARP: no ACK timeout of its own)";
-};
-RetryBound RetryBoundOf(const LocalEndpoint& survivor, bool iwarp) {
-  RetryBound r;
-  if (iwarp) return r;
-  absl::StatusOr<ibv_qp_attr> attr = QueryQp(survivor.qp(), IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT);
-  if (!attr.ok() || attr->timeout == 0) {  // 0: an infinite timeout (IBTA 9.7.6.1.1); bound by the default wait
-    r.text = "the default wait (the QP's ACK timeout could not be read, or is infinite)";
-    return r;
-  }
-  const absl::Duration one = absl::Nanoseconds(4096.0 * static_cast<double>(1ull << attr->timeout));
-  r.bound = one * (attr->retry_cnt + 1);
-  r.text = absl::StrFormat("(retry_cnt %d + 1) x 4.096 us x 2^%d = %s", attr->retry_cnt, attr->timeout,
-                           absl::FormatDuration(r.bound));
-  return r;
-}
 
 RDMACHECK_ABOUT(PeerKilledTest, OutstandingWritesFailThenFlush,
                 "with the peer's process killed (between operations, or while eight 64 KiB RDMA WRITEs are under "
@@ -105,27 +83,13 @@ TEST_P(PeerKilledTest, OutstandingWritesFailThenFlush) {
   const RetryBound retry = RetryBoundOf(survivor, IsIwarp());
   SCOPED_TRACE(absl::StrCat("the survivor's retries run out within ", retry.text));
   absl::StatusOr<std::vector<ibv_wc>> polled = survivor.PollSends(total, DefaultWait() + Scaled(retry.bound));
-  if (!polled.ok()) {
-    absl::StatusOr<ibv_qp_state> state = survivor.QpState();
-    FAIL() << polled.status().message() << "; the survivor's QP reads "
-           << (state.ok() ? QpStateName(*state) : std::string(state.status().message()));
-  }
+  if (!polled.ok()) FAIL() << NotAllCompleted(polled.status(), survivor, "survivor");
   const std::vector<ibv_wc>& wcs = *polled;
-  int first_error = 0;
-  while (first_error < total && wcs[first_error].status == IBV_WC_SUCCESS) ++first_error;
-  for (int i = 0; i < total; ++i) {
-    SCOPED_TRACE(absl::StrFormat("WRITE %d of %d: %s", i + 1, total, DescribeWc(wcs[i])));
-    EXPECT_EQ(wcs[i].wr_id, static_cast<uint64_t>(i)) << "send completions come in posting order (IBTA 10.8.3)";
-    if (i < first_error) {
-      EXPECT_LT(i, dead_from) << "a WRITE posted after the peer was dead and reaped completed successfully: "
-                                 "nobody acknowledged it";
-    } else if (i == first_error) {
-      EXPECT_THAT(wcs[i].status, ::testing::AnyOf(IBV_WC_RETRY_EXC_ERR, IBV_WC_WR_FLUSH_ERR))
-          << "the first WRITE the dead peer never acknowledged";
-    } else {
-      EXPECT_EQ(wcs[i].status, IBV_WC_WR_FLUSH_ERR) << "after the first error the QP is in Error and flushes";
-    }
-  }
+  OrderedFailure expected;
+  expected.may_succeed = dead_from;
+  expected.first_error = {IBV_WC_RETRY_EXC_ERR, IBV_WC_WR_FLUSH_ERR};
+  expected.late_success = "a WRITE posted after the peer was dead and reaped completed successfully: nobody acknowledged it";
+  const int first_error = static_cast<int>(ExpectOrderedFailure(wcs, expected));
   ASSERT_LT(first_error, total) << "every WRITE succeeded although the peer was killed";
   ExpectErrorStateAfter(survivor, wcs[first_error], "survivor");
 

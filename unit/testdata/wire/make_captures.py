@@ -81,6 +81,7 @@ PMTU = 256
 SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY = 0x00, 0x01, 0x02, 0x04
 WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST, WRITE_ONLY = 0x06, 0x07, 0x08, 0x0a
 READ_REQUEST, READ_RESP_FIRST, READ_RESP_MIDDLE, READ_RESP_LAST, READ_RESP_ONLY = 0x0c, 0x0d, 0x0e, 0x0f, 0x10
+WRITE_LAST_IMM = 0x09
 ACK, ATOMIC_ACK, FETCH_ADD = 0x11, 0x12, 0x14
 UC, UD = 0x20, 0x60
 
@@ -178,8 +179,10 @@ def roce_capture(knob=None, snaplen=65535):
     rsp(READ_RESP_FIRST, read_psn, 6, payload=b'j' * PMTU)
     rsp(READ_RESP_MIDDLE, read_psn + 1, 6, payload=b'k' * PMTU)
     rsp(READ_RESP_LAST, read_psn + 2, 6, payload=b'l' * (100 if k == 'read_response' else 88))
-    # The next request skips the PSNs the READ consumed (a 'psn' knob skips one more).
-    p = read_psn + 3 + (1 if k == 'psn' else 0)
+    # The next request skips the PSNs the READ consumed (an 'unplaced_loss' knob skips one
+    # more, which the ACK after it covers: no NAK, no retransmission, a loss this capture
+    # cannot place).
+    p = read_psn + 3 + (1 if k == 'unplaced_loss' else 0)
     # READ of 8 bytes: one response packet.
     req(READ_REQUEST, p, ack_req=True, reth=(0x7f0000005000, 0x5678, 8))
     rsp(READ_RESP_ONLY, p, 7, payload=b'm' * 8)
@@ -196,6 +199,8 @@ def roce_capture(knob=None, snaplen=65535):
     cap.add(roce(A, B, ACK, 5000, QP_B, aeth=(0x1f, 1)))
     # UC RDMA WRITE of two packets (no ACKs on UC), and a UD SEND (DETH).
     cap.add(roce(A, B, UC | WRITE_FIRST, 700, 0x21, b'p' * PMTU, reth=(0x7f0000007000, 0x99, 300)))
+    if k == 'uc_duplicate':  # the network repeats the First (netem's duplicate)
+        cap.add(roce(A, B, UC | WRITE_FIRST, 700, 0x21, b'p' * PMTU, reth=(0x7f0000007000, 0x99, 300)))
     cap.add(roce(A, B, UC | WRITE_LAST, 701, 0x21, b'q' * 44))
     cap.add(roce(A, B, UD | SEND_ONLY, 9, 0x31, b'r' * 64, deth=(0x11111111, 0x32)))
     # The same over IPv6 (link-local GIDs): its ICRC masks traffic class, flow label, hop limit.
@@ -280,7 +285,8 @@ def roce_cm_capture(knob=None):
     """Connection boundaries (issue 26, class 4): A (QP 0x11) connects to B (QP 0x12) with a CM
     REQ/REP/RTU, SENDs both ways, disconnects (DREQ/DREP), then connects again with the same QP
     numbers and new starting PSNs. Knobs:
-    cm_start_psn        the second connection's first request is not at the starting PSN the REQ gave
+    cm_start_psn        the second connection's first request comes before the starting PSN the REQ
+                        gave (one after it is loss of the first, judged by the recovery rules)
     ack_before_request  B acknowledges PSN start-1 (0x0001ff) before A sent any request on it"""
     cap = Capture()
     k = knob
@@ -299,7 +305,7 @@ def roce_cm_capture(knob=None):
         cm(A, B, CM_RTU, struct.pack('!II', 0x100 + n, 0x200 + n))
         if n == 1 and k == 'ack_before_request':
             rsp(ACK, a_start - 1, 0)
-        first = a_start + (1 if n == 1 and k == 'cm_start_psn' else 0)
+        first = a_start - (1 if n == 1 and k == 'cm_start_psn' else 0)
         req(SEND_ONLY, first, b'a' * 20, True)
         rsp(ACK, first, 1)
         cap.add(roce(B, A, SEND_ONLY, b_start, QP_A, b'b' * 24, True))
@@ -358,8 +364,70 @@ def tunnel_capture(geneve=False):
     return cap
 
 
-ROCE_KNOBS = ['udp_port', 'icrc', 'psn', 'opcode_sequence', 'payload_size', 'ackreq', 'aeth_syndrome', 'ack_msn',
-              'read_response', 'destqp', 'pkey']
+ROCE_KNOBS = ['udp_port', 'icrc', 'unplaced_loss', 'opcode_sequence', 'payload_size', 'ackreq', 'aeth_syndrome', 'ack_msn',
+              'read_response', 'destqp', 'pkey', 'uc_duplicate']
+
+def roce_recovery_capture(knob=None):
+    """RC recovery on a lossy wire (issue 34, item 3). A packet lost is lost before the
+    capture (as netem drops it in the sending guest), so it is simply not in it:
+    1. go-back-N: a WRITE of three packets loses its First (101); B NAKs PSN 101 (sequence
+       error) once, drops 103 silently, and A resends 101..103;
+    2. timer: a SEND's ACK is lost and A's timer sends it again, answered as a duplicate;
+       then a SEND of two packets loses its First and B's NAK: A's timer resends both;
+    3. an atomic whose ACK crossed A's timer: B answers the duplicate from its saved value;
+    4. a SEND whose ACKs are lost sent twice (one retry), then ACKed.
+    Knobs (each breaks one rule):
+    seq_nak_psn             B's NAK names PSN 102, not the first missing 101    roce.seq_nak
+    seq_nak_twice           B NAKs 101 again after 103                           roce.seq_nak
+    retransmission_payload  A resends 102 with other bytes                       roce.retransmission
+    retransmission_opcode   A resends 103 as WRITE Last with Immediate           roce.retransmission
+    retransmission_length   A resends 103 one byte short                         roce.retransmission
+    retry_count             the SEND of step 4 is sent 9 times (retry_cnt 7 + 2) roce.retry_count
+    duplicate_atomic        B answers the duplicate atomic with another value    roce.duplicate_atomic"""
+    cap = Capture()
+    k = knob
+    req, rsp = rc_pair(cap)
+    write = (0x7f0000001000, 0x1234, 600)
+    req(SEND_ONLY, 100, b'a' * 20, True)
+    rsp(ACK, 100, 1)
+    # 1. 101 (WRITE First) is lost.
+    req(WRITE_MIDDLE, 102, b'c' * PMTU)
+    rsp(ACK, 102 if k == 'seq_nak_psn' else 101, 1, syndrome=0x60)  # NAK: PSN sequence error
+    req(WRITE_LAST, 103, b'd' * 88, True)
+    if k == 'seq_nak_twice':
+        rsp(ACK, 101, 1, syndrome=0x60)
+    req(WRITE_FIRST, 101, b'b' * PMTU, reth=write)
+    req(WRITE_MIDDLE, 102, (b'C' if k == 'retransmission_payload' else b'c') * PMTU)
+    if k == 'retransmission_opcode':
+        req(WRITE_LAST_IMM, 103, b'\0\0\0\x07' + b'd' * 88, True)
+    else:
+        req(WRITE_LAST, 103, b'd' * (87 if k == 'retransmission_length' else 88), True)
+    rsp(ACK, 103, 2)
+    # 2. The ACK of 104 is lost: A's timer sends it again; B ACKs the duplicate.
+    req(SEND_ONLY, 104, b'e' * 30, True)
+    req(SEND_ONLY, 104, b'e' * 30, True)
+    rsp(ACK, 104, 3)
+    # 105 (SEND First) and B's NAK for it are lost: A's timer resends from 105.
+    req(SEND_LAST, 106, b'g' * 10, True)
+    req(SEND_FIRST, 105, b'f' * PMTU)
+    req(SEND_LAST, 106, b'g' * 10, True)
+    rsp(ACK, 106, 4)
+    # 3. The atomic's ACK crossed A's retransmission of it.
+    atomic = (0x7f0000006000, 0x5678, 1, 0)
+    req(FETCH_ADD, 107, ack_req=True, atomic=atomic)
+    rsp(ATOMIC_ACK, 107, 5, atomic_ack=41)
+    req(FETCH_ADD, 107, ack_req=True, atomic=atomic)
+    rsp(ATOMIC_ACK, 107, 5, atomic_ack=42 if k == 'duplicate_atomic' else 41)
+    # 4. B's ACKs of 108 are lost until the last send.
+    for _ in range(9 if k == 'retry_count' else 2):
+        req(SEND_ONLY, 108, b'h' * 8, True)
+    rsp(ACK, 108, 6)
+    return cap
+
+
+RECOVERY_KNOBS = ['seq_nak_psn', 'seq_nak_twice', 'retransmission_payload', 'retransmission_opcode',
+                  'retransmission_length', 'retry_count', 'duplicate_atomic']
+
 
 # --- iWARP -----------------------------------------------------------------------------
 
@@ -481,6 +549,17 @@ def iwarp_capture(knob=None, snaplen=65535):
     return cap
 
 
+def iwarp_retransmit_capture():
+    """The good iWARP connection with every data segment after the MPA exchange sent twice by
+    TCP (same sequence numbers): TCP recovers for iWARP, and the rules read each FPDU once."""
+    cap = Capture()
+    for i, frame in enumerate(iwarp_capture().frames):
+        cap.add(frame)
+        if i >= 5 and len(frame) > 14 + 20 + 20:
+            cap.add(frame)
+    return cap
+
+
 IWARP_KNOBS = ['mpa_startup', 'mpa_first_fpdu', 'mpa_crc', 'ddp_rdmap_opcode', 'untagged_msn_mo', 'tagged_write', 'read_response',
                'terminate', 'terminate_reserved']
 
@@ -498,12 +577,16 @@ def main():
     roce_cm_capture().write(os.path.join(out, 'roce_good_cm.pcap'))
     for k in ['cm_start_psn', 'ack_before_request']:
         roce_cm_capture(k).write(os.path.join(out, 'roce_bad_%s.pcap' % k))
+    roce_recovery_capture().write(os.path.join(out, 'roce_good_recovery.pcap'))
+    for k in RECOVERY_KNOBS:
+        roce_recovery_capture(k).write(os.path.join(out, 'roce_bad_%s.pcap' % k))
     rocev1_capture().write(os.path.join(out, 'rocev1_good.pcap'))
     tunnel_capture().write(os.path.join(out, 'roce_good_vxlan.pcap'))
     tunnel_capture(geneve=True).write(os.path.join(out, 'roce_good_geneve.pcap'))
     iwarp_capture().write(os.path.join(out, 'iwarp_good.pcap'))
     iwarp_capture(snaplen=80).write(os.path.join(out, 'iwarp_good_snaplen80.pcap'))
     iwarp_capture('terminate_llp').write(os.path.join(out, 'iwarp_good_terminate_llp.pcap'))
+    iwarp_retransmit_capture().write(os.path.join(out, 'iwarp_good_tcp_retransmit.pcap'))
     for k in IWARP_KNOBS:
         iwarp_capture(k).write(os.path.join(out, 'iwarp_bad_%s.pcap' % k))
 
