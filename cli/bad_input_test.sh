@@ -53,6 +53,10 @@ expect_usage_error "wire watch: 'rxe,52:54' is not NAME,MAC_A" wire watch rxe,52
 expect_usage_error "not a MAC address: '52:54:00:88:01'" wire watch rxe,52:54:00:88:01,a.pcap,52:54:00:88:01:02,b.pcap
 expect_usage_error "--stall_after must be a positive" wire watch --stall_after=0 rxe,52:54:00:88:01:01,a.pcap,52:54:00:88:01:02,b.pcap
 expect_usage_error ".*README.md: not a pcap file" wire watch "rxe,52:54:00:88:01:01,$src/README.md,52:54:00:88:01:02,b.pcap"
+expect_usage_error "--steps=0: must be 1..1000000" walk --steps=0
+expect_usage_error "--weights: unknown category 'frob'" walk --weights=frob=1
+expect_usage_error "cannot read /nonexistent/walk.json" walk --replay=/nonexistent/walk.json
+expect_usage_error ".*README.md: not a walk.json" walk --replay="$src/README.md"
 
 if ls /sys/class/infiniband/* >/dev/null 2>&1; then
   dev=$(ls /sys/class/infiniband | head -n 1)

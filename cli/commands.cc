@@ -10,7 +10,7 @@
 
 ABSL_FLAG(std::string, format, "text", "Output format: text or json (list and report diff also: md)");
 ABSL_FLAG(std::string, out, "",
-          "Where to write: a directory for run (default out/<device>) and report (default out), a file for probe "
+          "Where to write: a directory for run (default out/<device>), report (default out) and walk (default out/walk), a file for probe "
           "(default stdout)");
 
 namespace rdmacheck {
@@ -63,6 +63,10 @@ const std::vector<Command>& Commands() {
        "many nodes: the pairwise schedule (n-1 rounds of n/2 disjoint pairs), and the fleet report over their runs "
        "(outliers against the fleet's majority, pairs against the fleet's median; exit 1 on trouble)",
        {"nodes", "max_rounds", "seed", "format", "out", "slow_fraction"}, FleetCommand},
+      {"walk", "walk [--device=D] [--seed=N] [--steps=N] [--weights=create=3,destroy=2,...] [--out=DIR] | walk --replay=walk.json",
+       "a seeded random walk over the device's verbs (create, destroy, QP moves, posts, polls) checked against a model; "
+       "writes walk.json, and walk-min.json shrunk to a finding (exit 1 on a finding)",
+       With(kSelectionFlags, {"seed", "steps", "weights", "out", "replay", "shrink_runs"}), WalkCommand},
       {"wire-slices", "wire-slices --capture=PCAP --link=NAME [--kernel_a=K --kernel_b=K] [--wire_check=JSON] RESULTS_JSON",
        "cut a wire lab capture into per-test slices in results.json (scripts/wire-lab.sh)",
        {"capture", "link", "kernel_a", "kernel_b", "wire_check", "opcodes", "lab_failure", "impairment"}, WireSlicesCommand, /*hidden=*/true},

@@ -22,7 +22,7 @@
 
 ABSL_FLAG(std::string, nodes, "", "fleet: the nodes, comma-separated (e.g. from `scontrol show hostnames | paste -sd,`)");
 ABSL_FLAG(int, max_rounds, 0, "fleet rounds: keep this many rounds of the full schedule (0: all n-1)");
-ABSL_FLAG(uint64_t, seed, 1, "fleet rounds: the shuffle of the nodes behind --max_rounds");
+ABSL_FLAG(uint64_t, seed, 1, "fleet rounds: the shuffle of the nodes behind --max_rounds; walk: the walk's random choices");
 ABSL_FLAG(double, slow_fraction, 0.8, "fleet report: a pair below this fraction of the fleet's median speed is slow");
 
 namespace rdmacheck {

@@ -35,7 +35,8 @@ const std::map<std::string, std::set<std::string>>& Layers() {
       {"reports", {"harness", "results", "capabilities", "wire"}},
       {"bench", {"harness", "results", "capabilities", "reports"}},
       {"runner", {"harness", "results", "capabilities", "doctor", "testing", "wire"}},
-      {"cli", {"harness", "results", "capabilities", "doctor", "testing", "reports", "bench", "runner", "wire"}},
+      {"walk", {"harness"}},
+      {"cli", {"harness", "results", "capabilities", "doctor", "testing", "reports", "bench", "runner", "wire", "walk"}},
       // Test-only code on top: the selftest's deliberately broken suites, the unit tests.
       {"selftest", {"harness", "results", "capabilities", "testing"}},
   };

@@ -1,0 +1,160 @@
+#include "walk/walk.h"
+
+#include <fstream>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "harness/connection/qp_attr.h"
+#include "harness/connection/qp_transitions.h"
+#include "harness/status.h"
+#include "walk/executor.h"
+#include "walk/generator.h"
+
+namespace rdmacheck::walk {
+namespace {
+
+std::string Answer(int err) { return err == 0 ? "success" : ErrnoName(err); }
+
+std::string Allowed(const Prediction& p) {
+  std::vector<std::string> answers;
+  if (p.success) answers.push_back("success");
+  for (int err : p.errnos) answers.push_back(ErrnoName(err));
+  return absl::StrJoin(answers, " or ");
+}
+
+// The verb an action's answer comes from, for a finding's signature.
+std::string Verb(const Action& a, const Model& before) {
+  switch (a.op) {
+    case Op::kDestroy: {
+      const Object* o = before.Find(a.obj);
+      return absl::StrCat("destroy ", o != nullptr ? KindName(o->kind) : "?");
+    }
+    case Op::kModifyQp: {
+      const Object* qp = before.Find(a.qp);
+      return qp == nullptr ? "modify_qp"
+                           : absl::StrCat("modify_qp ", QpTypeName(qp->type), " ", QpStateName(qp->state), "->",
+                                          QpStateName(a.to));
+    }
+    case Op::kPostSend: case Op::kPostRecv: return absl::StrCat(OpName(a.op), " ", VariantName(a.variant));
+    default: return OpName(a.op);
+  }
+}
+
+// One walk over `next` (an action for the model, or nullopt at the end).
+WalkResult Walk(ibv_context* context, const Selection& selection,
+                const std::function<std::optional<Action>(const Model&)>& next) {
+  WalkResult result;
+  result.traits = TraitsOf(context, selection);
+  Model model(result.traits);
+  Executor executor(context, selection);
+  for (std::optional<Action> a; (a = next(model));) {
+    const int step = static_cast<int>(result.steps.size()) + 1;
+    const Prediction p = model.Predict(*a);
+    StepRecord record{*a, ""};
+    if (!p.runnable) {
+      record.outcome = absl::StrCat("skipped: ", p.skip_reason);
+      result.steps.push_back(record);
+      continue;
+    }
+    std::vector<Problem> problems;
+    const Outcome o = executor.Run(*a, model, problems);
+    record.outcome = o.skipped ? absl::StrCat("skipped: ", o.skip_reason) : Answer(o.err);
+    if (!o.skipped && !p.Allows(o.err)) {
+      const std::string verb = Verb(*a, model);
+      problems.insert(problems.begin(),
+                      Problem{absl::StrCat(verb, ": ", Answer(o.err), ", the model allows ", Allowed(p), " (", p.rule, ")"),
+                              absl::StrCat(verb, ": ", Answer(o.err), " instead of ", Allowed(p))});
+    }
+    for (Problem& problem : problems) {
+      result.findings.push_back({step, Describe(*a), std::move(problem.message), std::move(problem.signature)});
+    }
+    model.Apply(*a, o);
+    result.steps.push_back(record);
+  }
+  std::vector<Problem> problems;
+  executor.Finish(model, problems);
+  for (Problem& problem : problems) {
+    result.findings.push_back({0, "teardown", std::move(problem.message), std::move(problem.signature)});
+  }
+  return result;
+}
+
+}  // namespace
+
+std::vector<Action> WalkResult::actions() const {
+  std::vector<Action> out;
+  for (const StepRecord& s : steps) out.push_back(s.action);
+  return out;
+}
+
+WalkResult RunWalk(ibv_context* context, const Selection& selection, const WalkOptions& options) {
+  Generator gen(options.seed, options.weights);
+  int left = options.steps;
+  return Walk(context, selection, [&](const Model& model) -> std::optional<Action> {
+    if (left-- <= 0) return std::nullopt;
+    return gen.Next(model);
+  });
+}
+
+WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions) {
+  size_t i = 0;
+  return Walk(context, selection, [&](const Model&) -> std::optional<Action> {
+    if (i >= actions.size()) return std::nullopt;
+    return actions[i++];
+  });
+}
+
+ShrinkResult ShrinkWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions,
+                        const std::string& signature, int max_runs) {
+  return Shrink(
+      actions,
+      [&](const std::vector<Action>& candidate) {
+        for (const Finding& f : ReplayWalk(context, selection, candidate).findings) {
+          if (f.signature == signature) return true;
+        }
+        return false;
+      },
+      max_runs);
+}
+
+nlohmann::json WalkJson(const std::string& device, const std::optional<WalkOptions>& options, const WalkResult& result) {
+  nlohmann::json j;
+  j["device"] = device;
+  if (options) {
+    j["seed"] = options->seed;
+    j["steps"] = options->steps;
+    j["weights"] = options->weights;
+  }
+  j["traits"] = ToJson(result.traits);
+  j["actions"] = nlohmann::json::array();
+  for (const StepRecord& s : result.steps) {
+    nlohmann::json a = ToJson(s.action);
+    a["outcome"] = s.outcome;
+    j["actions"].push_back(a);
+  }
+  j["findings"] = nlohmann::json::array();
+  for (const Finding& f : result.findings) {
+    j["findings"].push_back({{"step", f.step}, {"action", f.action}, {"message", f.message}, {"signature", f.signature}});
+  }
+  return j;
+}
+
+absl::StatusOr<RecordedWalk> ReadWalkJson(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("actions") || !j["actions"].is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a walk.json (no 'actions' list)"));
+  }
+  RecordedWalk walk;
+  if (j.contains("seed") && j["seed"].is_number_unsigned()) walk.seed = j["seed"].get<uint64_t>();
+  for (const nlohmann::json& a : j["actions"]) {
+    absl::StatusOr<Action> action = ActionFromJson(a);
+    if (!action.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", action.status().message()));
+    walk.actions.push_back(*action);
+  }
+  return walk;
+}
+
+}  // namespace rdmacheck::walk

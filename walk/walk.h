@@ -1,0 +1,79 @@
+// `rdmacheck walk`: a seeded, model-based random walk over one device's verbs.
+//
+//   WalkResult r = RunWalk(context, selection, {.seed = 42, .steps = 500});
+//   // r.findings: every call whose answer the model did not allow, every WR that did not
+//   // complete exactly once with the right bytes, every changed canary, every failed teardown.
+//
+// Each step: the generator (walk/generator.h) picks an action the model (walk/model.h) can
+// run, the model predicts the answer, the executor (walk/executor.h) makes the call, the
+// answer is checked against the prediction and fed back to the model. After the last step
+// everything is destroyed, children first, and each destroy must succeed.
+//
+// walk.json holds the seed, the device's traits, every action with its outcome, and the
+// findings; ReplayWalk runs a recorded list again, and ShrinkWalk cuts a list with a finding
+// down to one where no single action can go (walk/shrink.h) while the same finding (by its
+// signature) still appears.
+#ifndef RDMACHECK_WALK_WALK_H_
+#define RDMACHECK_WALK_WALK_H_
+
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "harness/device.h"
+#include "nlohmann/json.hpp"
+#include "walk/action.h"
+#include "walk/model.h"
+#include "walk/shrink.h"
+
+namespace rdmacheck::walk {
+
+struct Finding {
+  int step = 0;           // 1-based; 0: teardown
+  std::string action;     // Describe() of the step's action
+  std::string message;    // one line
+  std::string signature;  // the same finding in another walk has the same signature
+};
+
+struct WalkOptions {
+  uint64_t seed = 1;
+  int steps = 300;
+  Weights weights = DefaultWeights();
+};
+
+struct StepRecord {
+  Action action;
+  std::string outcome;  // "ok", "EBUSY", "skipped: no live PD #3"
+};
+
+struct WalkResult {
+  Traits traits;
+  std::vector<StepRecord> steps;
+  std::vector<Finding> findings;
+  std::vector<Action> actions() const;
+};
+
+// Generates and runs `options.steps` actions.
+WalkResult RunWalk(ibv_context* context, const Selection& selection, const WalkOptions& options);
+// Runs `actions` as recorded (each skipped when the model cannot run it).
+WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions);
+// The shortest list found that still shows `signature`, by replays on the device.
+ShrinkResult ShrinkWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions,
+                        const std::string& signature, int max_runs = 150);
+
+// walk.json. `options` is absent for a replay.
+nlohmann::json WalkJson(const std::string& device, const std::optional<WalkOptions>& options, const WalkResult& result);
+// The actions of a walk.json (or walk-min.json), and its seed when it has one.
+struct RecordedWalk {
+  std::optional<uint64_t> seed;
+  std::vector<Action> actions;
+};
+absl::StatusOr<RecordedWalk> ReadWalkJson(const std::string& path);
+
+}  // namespace rdmacheck::walk
+
+#endif  // RDMACHECK_WALK_WALK_H_
