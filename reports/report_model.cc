@@ -46,13 +46,18 @@ absl::StatusOr<DeviceRun> LoadRunDir(const std::string& dir) {
   absl::StatusOr<RunResults> results = LoadResults(dir + "/results.json");
   if (!results.ok()) return results.status();
   run.results = *std::move(results);
+  if (absl::Status s = LoadCapabilities(dir, run); !s.ok()) return s;
+  return run;
+}
+
+absl::Status LoadCapabilities(const std::string& dir, DeviceRun& run) {
   const std::string caps_path = dir + "/capabilities.json";
   absl::StatusOr<nlohmann::json> caps = ReadJsonFile(caps_path);
   if (!caps.ok()) return caps.status();
   if (absl::Status s = SetCapabilities(*caps, run); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(caps_path, ": ", s.message()));
   }
-  return run;
+  return absl::OkStatus();
 }
 
 std::string CatalogueId(const std::string& test_name) { return TestBodyName(test_name); }

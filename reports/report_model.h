@@ -50,6 +50,8 @@ struct DeviceRun {
 absl::StatusOr<DeviceRun> LoadRunDir(const std::string& dir);
 // Fills run.capabilities and the parts read from it, from a capabilities.json document.
 absl::Status SetCapabilities(const nlohmann::json& capabilities, DeviceRun& run);
+// Reads DIR/capabilities.json into `run` (SetCapabilities); the error names the file.
+absl::Status LoadCapabilities(const std::string& dir, DeviceRun& run);
 // A JSON file; errors name it ("cannot read PATH", "PATH: not valid JSON").
 absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path);
 

@@ -253,15 +253,22 @@ int Executor::Connect(const Action& a, Outcome& outcome) {
   return 0;
 }
 
+namespace {
+
+// A post that cannot be placed (queue full, no free slot) is recorded as skipped, not guessed at.
+int Skip(Outcome& outcome, std::string why) {
+  outcome.skipped = true;
+  outcome.skip_reason = std::move(why);
+  return 0;
+}
+
+}  // namespace
+
 int Executor::PostSend(const Action& a, const Model& model, Outcome& outcome) {
   WalkHandle& qp = *objects_.at(a.qp);
   WalkHandle& mr = *objects_.at(a.mr);
   const int peer = model.Find(a.qp)->peer;
-  auto skip = [&](std::string why) {
-    outcome.skipped = true;
-    outcome.skip_reason = std::move(why);
-    return 0;
-  };
+  auto skip = [&](std::string why) { return Skip(outcome, std::move(why)); };
   if (ledger_.doomed(a.qp)) return skip("the pair waits for its error completion");
   if (ledger_.CountOn(a.qp, true) >= kQueueDepth) return skip("send queue full");
   const int slot = mr.buffer->FreeSlot();
@@ -301,11 +308,7 @@ int Executor::PostRecv(const Action& a, const Model& model, Outcome& outcome) {
   WalkHandle& qp = *objects_.at(a.qp);
   WalkHandle& mr = *objects_.at(a.mr);
   const int srq = model.Find(a.qp)->srq;
-  auto skip = [&](std::string why) {
-    outcome.skipped = true;
-    outcome.skip_reason = std::move(why);
-    return 0;
-  };
+  auto skip = [&](std::string why) { return Skip(outcome, std::move(why)); };
   if (ledger_.doomed(a.qp)) return skip("the pair waits for its error completion");
   if (srq >= 0 ? ledger_.CountOnSrq(srq) >= static_cast<int>(kSrqDepth) : ledger_.CountOn(a.qp, false) >= kQueueDepth) {
     return skip("receive queue full");

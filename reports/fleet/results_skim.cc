@@ -205,12 +205,7 @@ absl::StatusOr<DeviceRun> LoadFleetRun(const std::string& dir) {
   absl::StatusOr<RunResults> results = ResultsFromJson(json);
   if (!results.ok()) return absl::InvalidArgumentError(absl::StrCat(results_path, ": ", results.status().message()));
   run.results = *std::move(results);
-  const std::string caps_path = dir + "/capabilities.json";
-  absl::StatusOr<nlohmann::json> caps = ReadJsonFile(caps_path);
-  if (!caps.ok()) return caps.status();
-  if (absl::Status s = SetCapabilities(*caps, run); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(caps_path, ": ", s.message()));
-  }
+  if (absl::Status s = LoadCapabilities(dir, run); !s.ok()) return s;
   return run;
 }
 
