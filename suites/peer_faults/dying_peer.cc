@@ -56,8 +56,16 @@ absl::StatusOr<std::unique_ptr<DyingPeer>> DyingPeer::Start(const Selection& sel
       absl::StrCat("--timeout_multiplier=", absl::GetFlag(FLAGS_timeout_multiplier))};
   RDMACHECK_ASSIGN_OR_RETURN(peer->process_, SpawnChild(args, Stderr::kWithStdout));
   // Opening the device and choosing its GID: a second or two under an emulated CPU.
-  RDMACHECK_ASSIGN_OR_RETURN(int port, ReadPort(peer->process_.out, Scaled(absl::Seconds(20))));
-  RDMACHECK_ASSIGN_OR_RETURN(peer->link_, PeerLink::Connect(absl::StrCat("127.0.0.1:", port), selection.transport));
+  absl::StatusOr<int> port = ReadPort(peer->process_.out, Scaled(absl::Seconds(20)));
+  if (!port.ok()) {
+    // Say how it ended: 127 is an exec that failed (the binary replaced under the run).
+    peer->killed_ = true;
+    absl::StatusOr<int> status = ReapWithin(peer->process_.pid, KillReapBound());
+    if (!status.ok()) (void)KillAndReap(peer->process_.pid);
+    return absl::Status(port.status().code(),
+                        absl::StrCat(port.status().message(), status.ok() ? absl::StrCat(" (wait status ", *status, ")") : ""));
+  }
+  RDMACHECK_ASSIGN_OR_RETURN(peer->link_, PeerLink::Connect(absl::StrCat("127.0.0.1:", *port), selection.transport));
   return peer;
 }
 
