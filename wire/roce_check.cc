@@ -300,6 +300,7 @@ class RoceChecker {
           Violation(p, "roce.duplicate_packet", flow,
                     absl::StrCat(p.opcode.name, " at PSN ", Psn(u), " again, after ", Psn(flow.expected_min - 1),
                                  ": a UC packet repeated on the wire"));
+          return;  // the receiver drops the copy: the message it repeats goes on as before
         } else {
           Violation(p, "roce.psn", flow,
                     absl::StrCat("PSN ", Psn(u), " after ", Psn(flow.expected_min - 1),
