@@ -77,24 +77,6 @@ void JudgeByWire(const std::vector<std::string>& parts, const Expectation* wire_
   Append(result.message, Shown(parts));
 }
 
-void JudgeNeverOnTheWire(int packets_in_slice, TestResult& result) {
-  if (packets_in_slice > 0 || result.peer_pairs == 0) return;
-  if (result.status != TestStatus::kPass && result.status != TestStatus::kXfail) return;
-  const nlohmann::json* counters = result.traffic.is_object() && result.traffic.contains("counters")
-                                       ? &result.traffic["counters"]
-                                       : nullptr;
-  if (counters == nullptr || !counters->is_object()) return;
-  const int64_t sent = counters->value("sent_pkts", int64_t{0});
-  if (sent <= 0) return;
-  if (result.status == TestStatus::kPass) result.message.clear();
-  result.status = TestStatus::kFail;
-  result.abnormal = true;
-  result.expectation_reason.clear();
-  Append(result.message, absl::StrCat("the test built ", result.peer_pairs, " pair(s) with the peer and the device counted ",
-                                      sent, " packets sent (sent_pkts), but its slice of the capture holds no RDMA "
-                                      "packet: its traffic never crossed the wire between the nodes"));
-}
-
 TestResult WireOutsideTestsResult(const std::vector<std::string>& parts) {
   TestResult r;
   r.suite = "wire";

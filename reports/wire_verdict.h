@@ -37,14 +37,6 @@ inline constexpr size_t kShownWireParts = 12;
 // A skip is left as it is.
 void JudgeByWire(const std::vector<std::string>& parts, const Expectation* wire_entry, TestResult& result);
 
-// Traffic that never reached the wire: a test that built pairs with the peer (peer_pairs)
-// and whose device counted packets sent during it (traffic counters: sent_pkts), while its
-// slice of the capture holds no RDMA packet. Its verdict was earned on something other
-// than the wire between the nodes (loopback, another link) or the capture lost the
-// traffic: either way it proves nothing about the wire, and fails (abnormal: no
-// expectation covers it). A test without counters (siw keeps none) cannot be judged so.
-void JudgeNeverOnTheWire(int packets_in_slice, TestResult& result);
-
 // The run's result for violations outside every test's slice (failed): "Wire.OutsideTests".
 inline constexpr char kWireOutsideTests[] = "Wire.OutsideTests";
 TestResult WireOutsideTestsResult(const std::vector<std::string>& parts);
