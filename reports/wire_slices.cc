@@ -87,40 +87,69 @@ std::map<std::string, WireSlice> SliceByMarks(const std::vector<WireFrame>& fram
   const std::string end = absl::StrCat(kWireMarkPrefix, "end ");
   std::string node_b;  // the marks' sender
   WireSlice* open = nullptr;
+  // What came since the last mark while no slice was open: the slice of a test whose start
+  // mark was lost (an impaired wire drops marks too), claimed by its end mark.
+  WireSlice between;
   std::string last_step;
   int repeat = 0;
+  auto target = [&]() -> WireSlice& { return open != nullptr ? *open : between; };
   auto flush = [&] {
-    if (open == nullptr || repeat == 0) return;
-    if (static_cast<int>(open->sequence.size()) < kMaxSequence) {
-      open->sequence.push_back(repeat > 1 ? absl::StrCat(last_step, " x", repeat) : last_step);
+    if (repeat == 0) return;
+    WireSlice& t = target();
+    if (static_cast<int>(t.sequence.size()) < kMaxSequence) {
+      t.sequence.push_back(repeat > 1 ? absl::StrCat(last_step, " x", repeat) : last_step);
     } else {
-      open->truncated = true;
+      t.truncated = true;
     }
     repeat = 0;
   };
+  auto restart_between = [&](int64_t mark) {
+    between = WireSlice{};
+    between.start_mark = mark;
+  };
   for (const WireFrame& f : frames) {
     if (absl::StartsWith(f.mark, start)) {
+      const std::string name = f.mark.substr(start.size());
+      auto it = slices.find(name);
+      if (open != nullptr && it != slices.end() && &it->second == open) continue;  // the same mark twice
       flush();
       node_b = f.source;
-      open = &(slices[f.mark.substr(start.size())] = WireSlice{});
+      if (open != nullptr) {  // the open test's end mark was lost: this mark ends it
+        open->end_mark = f.number;
+        open->mark_lost = true;
+      }
+      open = &(slices[name] = WireSlice{});
       open->start_mark = f.number;
       continue;
     }
     if (absl::StartsWith(f.mark, end)) {
+      const std::string name = f.mark.substr(end.size());
+      auto it = slices.find(name);
+      if (open == nullptr && it != slices.end() && it->second.end_mark != 0) continue;  // the same mark twice
       flush();
-      auto it = slices.find(f.mark.substr(end.size()));
-      if (it != slices.end() && &it->second == open) open->end_mark = f.number;
+      if (open == nullptr) {  // its start mark was lost: it began after the last mark
+        WireSlice& claimed = slices[name] = between;
+        claimed.mark_lost = true;
+        claimed.end_mark = f.number;
+      } else if (it != slices.end() && &it->second == open) {
+        open->end_mark = f.number;
+      } else {  // another test is open: its end mark and this test's start mark were lost
+        open->end_mark = f.number;
+        open->mark_lost = true;
+      }
       open = nullptr;
+      restart_between(f.number);
       continue;
     }
-    if (open == nullptr || f.opcodes.empty()) continue;
-    if (open->first_packet == 0) open->first_packet = f.number;
-    open->last_packet = f.number;
-    ++open->packets;
+    if (f.opcodes.empty()) continue;
+    WireSlice& t = target();
+    if (t.first_packet == 0) t.first_packet = f.number;
+    t.last_packet = f.number;
+    ++t.packets;
     const char* direction = f.source == node_b ? "B>A " : "A>B ";
     for (const std::string& op : f.opcodes) {
       const std::string step = absl::StrCat(direction, op);
-      ++open->opcodes[step];
+      ++t.opcodes[step];
       if (repeat > 0 && step == last_step) {
         ++repeat;
       } else {
@@ -169,6 +198,7 @@ nlohmann::json SliceToJson(const WireSlice& slice, const std::string& link, cons
                       {"sequence", slice.sequence},
                       {"filter", absl::StrCat("frame.number >= ", slice.start_mark, " && frame.number <= ", last)}};
   if (slice.truncated) j["sequence_truncated"] = true;
+  if (slice.mark_lost) j["mark_lost"] = true;
   nlohmann::json inside = nlohmann::json::array();
   for (const nlohmann::json& v : ViolationsOf(violations)) {
     const int64_t frame = v.contains("frame") ? v["frame"].get<int64_t>() : v["packet"].get<int64_t>();

@@ -46,11 +46,16 @@ struct WireSlice {
   std::map<std::string, int> opcodes;         // "B>A RC SEND Only" -> count
   std::vector<std::string> sequence;          // run-length: "B>A RC SEND Only x3"; capped
   bool truncated = false;                     // sequence longer than kMaxSequence
+  // One of its marks was lost (netem drops them like any datagram): the neighbouring
+  // test's mark bounds the slice instead, and a start mark lost makes it begin where the
+  // previous test ended.
+  bool mark_lost = false;
 };
 inline constexpr int kMaxSequence = 40;
 
 // Slices by test name. The marks' sender is node B ("B>A" in opcode names, "A>B" the
-// other way). A test that ran twice (a retry) keeps its last slice.
+// other way). A test that ran twice (a retry) keeps its last slice. A mark seen twice (a
+// duplicating wire) counts once.
 std::map<std::string, WireSlice> SliceByMarks(const std::vector<WireFrame>& frames);
 
 // A slice as results.json's per-test "wire": link, marks, packets, opcodes, sequence, the

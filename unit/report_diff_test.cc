@@ -126,7 +126,9 @@ TEST(ReportDiffTest, TwoSingleDeviceRunsPairWhateverTheirNames) {
 class ReportCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    out_ = ::testing::TempDir() + "/report_command_test";
+    // One directory per test: ctest runs the tests of this fixture in parallel processes.
+    out_ = ::testing::TempDir() + "/report_command_test." +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::remove_all(out_);
   }
   void TearDown() override {

@@ -75,6 +75,59 @@ TEST(WireSlicesTest, SliceWithoutEndMarkRunsToTheCapturesEnd) {
   EXPECT_EQ(j["filter"], "frame.number >= 11 && frame.number <= 13");
 }
 
+// An impaired wire drops and duplicates marks like any datagram (the 1 % loss run lost one
+// test's end mark, and the violations of the next two tests were taken for its own).
+std::string CaptureLosingMarks() {
+  return absl::StrJoin(
+      {
+          Line(1, kB, "", "", "", WireMarkPayload(true, "A.EndMarkLost")),
+          Line(2, kB, "0x04", "0x000011"),
+          Line(3, kB, "", "", "", WireMarkPayload(true, "B.Duplicated")),
+          Line(4, kB, "", "", "", WireMarkPayload(true, "B.Duplicated")),
+          Line(5, kB, "0x04", "0x000012"),
+          Line(6, kB, "", "", "", WireMarkPayload(false, "B.Duplicated")),
+          Line(7, kB, "", "", "", WireMarkPayload(false, "B.Duplicated")),
+          Line(8, kB, "0x04", "0x000013"),  // C.StartMarkLost's start mark never came
+          Line(9, kA, "0x11", "0x000014"),
+          Line(10, kB, "", "", "", WireMarkPayload(false, "C.StartMarkLost")),
+      },
+      "\n");
+}
+
+TEST(WireSlicesTest, LostEndMarkEndsAtTheNextTestsStart) {
+  std::map<std::string, WireSlice> slices = SliceByMarks(ParseWireFrames(CaptureLosingMarks()));
+  const WireSlice& a = slices["A.EndMarkLost"];
+  EXPECT_EQ(a.start_mark, 1);
+  EXPECT_EQ(a.end_mark, 3);
+  EXPECT_TRUE(a.mark_lost);
+  EXPECT_EQ(a.packets, 1);
+  nlohmann::json check = {{"violations", {{{"frame", 2}, {"rule", "psn"}}, {{"frame", 8}, {"rule", "icrc"}}}}};
+  nlohmann::json j = SliceToJson(a, "rxe", check);
+  ASSERT_EQ(j["violations"].size(), 1u);
+  EXPECT_EQ(j["violations"][0]["frame"], 2);
+  EXPECT_EQ(j["mark_lost"], true);
+}
+
+TEST(WireSlicesTest, DuplicatedMarksCountOnce) {
+  std::map<std::string, WireSlice> slices = SliceByMarks(ParseWireFrames(CaptureLosingMarks()));
+  const WireSlice& b = slices["B.Duplicated"];
+  EXPECT_EQ(b.start_mark, 3);
+  EXPECT_EQ(b.end_mark, 6);
+  EXPECT_FALSE(b.mark_lost);
+  EXPECT_EQ(b.packets, 1);
+}
+
+TEST(WireSlicesTest, LostStartMarkBeginsWhereThePreviousTestEnded) {
+  std::map<std::string, WireSlice> slices = SliceByMarks(ParseWireFrames(CaptureLosingMarks()));
+  ASSERT_EQ(slices.size(), 3u);
+  const WireSlice& c = slices["C.StartMarkLost"];
+  EXPECT_EQ(c.start_mark, 6);
+  EXPECT_EQ(c.end_mark, 10);
+  EXPECT_TRUE(c.mark_lost);
+  EXPECT_EQ(c.packets, 2);
+  EXPECT_THAT(c.sequence, ElementsAre("B>A RC SEND Only", "A>B RC Acknowledge"));
+}
+
 TEST(WireSlicesTest, ViolationsInsideTheSliceAreAttached) {
   std::map<std::string, WireSlice> slices = SliceByMarks(ParseWireFrames(Capture()));
   nlohmann::json check = {{"violations", {{{"frame", 5}, {"rule", "psn"}}, {{"frame", 12}, {"rule", "icrc"}}}}};

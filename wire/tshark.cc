@@ -16,6 +16,10 @@ std::vector<std::string> TsharkArgs(const std::string& capture) {
   return {"tshark", "-r", capture, "-n", "-T", "ek",
           // Full fields of these layers only (every other layer is one "filtered" key).
           "-J", "frame ip ipv6 udp tcp infiniband iwarp_mpa iwarp_ddp_rdmap",
+          // A segment lost on the wire comes again after the ones that followed it (TCP's
+          // retransmission): the FPDUs are read in TCP's order, as the receiver reads them,
+          // not in the order the capture saw the segments.
+          "-o", "tcp.reassemble_out_of_order:TRUE",
           // The payloads' own protocols (RPC-over-RDMA, SMB Direct) are not ours to judge;
           // their heuristics misread test patterns as malformed packets.
           "--disable-protocol", "rpcordma", "--disable-protocol", "smb_direct"};

@@ -560,6 +560,22 @@ def iwarp_retransmit_capture():
     return cap
 
 
+def iwarp_out_of_order_capture():
+    """The good iWARP connection as a lossy wire shows it (netem on the sender, the capture
+    after it): the first segment of the two-segment Send is lost, the second arrives, and
+    TCP's retransmission of the first comes after it. The bytes are read in TCP order, so
+    the MSNs and MOs are as sent."""
+    cap = Capture()
+    frames = iwarp_capture().frames
+    for i, frame in enumerate(frames):
+        if i == 6:
+            continue
+        cap.add(frame)
+        if i == 7:
+            cap.add(frames[6])
+    return cap
+
+
 IWARP_KNOBS = ['mpa_startup', 'mpa_first_fpdu', 'mpa_crc', 'ddp_rdmap_opcode', 'untagged_msn_mo', 'tagged_write', 'read_response',
                'terminate', 'terminate_reserved']
 
@@ -587,6 +603,7 @@ def main():
     iwarp_capture(snaplen=80).write(os.path.join(out, 'iwarp_good_snaplen80.pcap'))
     iwarp_capture('terminate_llp').write(os.path.join(out, 'iwarp_good_terminate_llp.pcap'))
     iwarp_retransmit_capture().write(os.path.join(out, 'iwarp_good_tcp_retransmit.pcap'))
+    iwarp_out_of_order_capture().write(os.path.join(out, 'iwarp_good_out_of_order.pcap'))
     for k in IWARP_KNOBS:
         iwarp_capture(k).write(os.path.join(out, 'iwarp_bad_%s.pcap' % k))
 
