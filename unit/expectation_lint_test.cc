@@ -272,6 +272,9 @@ const MessageFormat kFormats[] = {
     {"suites/qp_state/sqd_test.cc", "<< \"SQD->RTS did not resume the held sends: \"",
      "Value of: resumed.ok()\n  Actual: false\nExpected: true\nSQD->RTS did not resume the held sends: "
      "DEADLINE_EXCEEDED: timed out after {%duration} waiting for completions: {!int} of {%count} arrived"},
+    {"suites/errors/faults_test.cc", "<< \", never completed (\"",
+     "Value of: wc.ok()\n  Actual: false\nExpected: true\na SEND to a responder that drops it, with retry_cnt 7, never "
+     "completed (8 tries of 4.2 ms each bound it): timed out after {%duration} waiting for completions: {!int} of 1 arrived"},
     {"suites/errors/post_errors_test.cc", "<< \"the peer never received the SEND posted after the refused WR: \"",
      "Value of: received.ok()\n  Actual: false\nExpected: true\nthe peer never received the SEND posted after the "
      "refused WR: DEADLINE_EXCEEDED: timed out after {%duration} waiting for completions: {!int} of 1 arrived"},

@@ -127,8 +127,12 @@ int Executor::Destroy(const Action& a, const Model& model, Outcome& outcome, std
                       bool break_pair) {
   WalkHandle& h = *objects_.at(a.obj);
   const Object* o = model.Find(a.obj);
-  // A connected QP goes with its pair broken first, so the peer's WRs end in flushes.
-  if (break_pair && h.kind == Kind::kQp && o->peer >= 0) BreakPair(a.obj, model, outcome, problems);
+  // A connected QP goes with its pair broken first: both in ERR, so the WRs of each end in
+  // flushes before the QP and its WRs are gone (BreakPair moves only the peer).
+  if (break_pair && h.kind == Kind::kQp && o->peer >= 0) {
+    ModifyTo(a.obj, IBV_QPS_ERR);
+    BreakPair(a.obj, model, outcome, problems);
+  }
   errno = 0;
   int rc = 0;
   switch (h.kind) {

@@ -173,6 +173,9 @@ void Executor::Finish(const Model& model, std::vector<Problem>& problems) {
   std::set<int> qps;
   for (const Object* q : model.Alive(Kind::kQp)) {
     if (!objects_.count(q->id)) continue;
+    // RESET -> ERR is no transition IBTA lists (10.3.1; the kernel's ib_modify_qp_is_ok()
+    // refuses it with EINVAL), and a QP in RESET has nothing outstanding to flush.
+    if (q->state == IBV_QPS_RESET) continue;
     qps.insert(q->id);
     if (int err = ModifyTo(q->id, IBV_QPS_ERR); err != 0) {
       problems.push_back(MakeProblem(absl::StrCat("teardown: QP #", q->id, " to ERR: ", ErrnoName(err)),

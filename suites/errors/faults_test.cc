@@ -134,36 +134,47 @@ INSTANTIATE_TEST_SUITE_P(Connect, FaultTest, AllConnectMethods(), ConnectMethodP
 // ---- A responder that cannot take the request.
 struct ResponderState {
   ibv_qp_state state;
+  uint8_t retry_cnt;  // 7 is the largest count, not "retry forever" (only rnr_retry 7 is)
 };
-std::string ParamName(ResponderState s) { return s.state == IBV_QPS_ERR ? "Error" : "Reset"; }
+std::string ParamName(ResponderState s) {
+  return absl::StrCat(s.state == IBV_QPS_ERR ? "Error" : "Reset", s.retry_cnt == 7 ? "_RetryCnt7" : "");
+}
 
 class ResponderStateTest : public PairTestWith<ResponderState> {};
 
 RDMACHECK_ABOUT(ResponderStateTest, SendToItFailsWithRetryError,
                 "after the responder's QP is moved to ERR or RESET, a SEND to it is never acknowledged: the requester "
                 "retries retry_cnt times and completes with IBV_WC_RETRY_EXC_ERR (timeout 2^10 x 4.096 us, "
-                "retry_cnt 2), and the requester's QP then reads back ERR",
-                "IBTA Vol 1 9.7.6.1 (local ACK timeout, retries), 10.3.1 (a QP in Error or Reset drops incoming "
-                "packets; a completion error moves the QP to Error), 11.6.2 (Transport Retry Counter Exceeded); "
-                "ibv_query_qp(3)",
+                "retry_cnt 2, and 7: the largest count, which unlike rnr_retry's 7 does not mean infinite), and the "
+                "requester's QP then reads back ERR",
+                "IBTA Vol 1 9.7.6.1 (local ACK timeout, retries), 9.7.5.2.8 (only the RNR retry count has an "
+                "infinite value, 7), 10.3.1 (a QP in Error or Reset drops incoming packets; a completion error moves "
+                "the QP to Error), 11.6.2 (Transport Retry Counter Exceeded); ibv_modify_qp(3), ibv_query_qp(3)",
                 Cap::kRcQp, Cap::kManualConnect);
 TEST_P(ResponderStateTest, SendToItFailsWithRetryError) {
   // Moving one side of an iWARP (or rdma_cm) connection to ERR tears the connection down,
   // which tests something else; the retry error belongs to InfiniBand/RoCE transports.
   PairOptions options = Options();
   options.path.timeout = 10;
-  options.path.retry_cnt = 2;
+  options.path.retry_cnt = param().retry_cnt;
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   ASSERT_OK(pair.remote().MoveQpTo(param().state));
   ASSERT_OK(pair.local().Post(SendRequest::Send(1, {{0, 64}})));
-  ASSERT_OK_AND_ASSIGN(ibv_wc wc, pair.local().PollSend());
-  EXPECT_THAT(wc, CompletionIs(ErrorCompletion(1, pair.local().qp_num(), IBV_WC_RETRY_EXC_ERR)));
-  ExpectErrorStateAfter(pair.local(), wc, "requester");
+  absl::StatusOr<ibv_wc> wc = pair.local().PollSend();
+  // (retry_cnt + 1) sends, each waiting 4.096 us x 2^10: 34 ms for retry_cnt 7; the poll
+  // waits far longer (harness/timeouts.h).
+  ASSERT_TRUE(wc.ok()) << "a SEND to a responder that drops it, with retry_cnt " << int{param().retry_cnt}
+                       << ", never completed (" << param().retry_cnt + 1 << " tries of 4.2 ms each bound it): "
+                       << wc.status().message();
+  EXPECT_THAT(*wc, CompletionIs(ErrorCompletion(1, pair.local().qp_num(), IBV_WC_RETRY_EXC_ERR)));
+  ExpectErrorStateAfter(pair.local(), *wc, "requester");
 }
 
 INSTANTIATE_TEST_SUITE_P(Manual, ResponderStateTest,
                          ::testing::Combine(::testing::Values(ConnectMethod::kManual),
-                                            ::testing::Values(ResponderState{IBV_QPS_ERR}, ResponderState{IBV_QPS_RESET})),
+                                            ::testing::Values(ResponderState{IBV_QPS_ERR, 2},
+                                                              ResponderState{IBV_QPS_RESET, 2},
+                                                              ResponderState{IBV_QPS_ERR, 7})),
                          PairParamName<ResponderState>);
 
 }  // namespace
