@@ -29,6 +29,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/status.h"
+#include "unit/masked_source.h"
 
 namespace rdmacheck {
 namespace {
@@ -40,29 +41,8 @@ struct Source {
   int LineOf(size_t offset) const { return 1 + std::count(text.begin(), text.begin() + offset, '\n'); }
 };
 
-std::string Mask(absl::string_view text) {
-  std::string out(text);
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (text.substr(i, 2) == "//" || text.substr(i, 2) == "/*") {
-      const size_t stop = text[i + 1] == '/' ? text.find('\n', i) : text.find("*/", i);
-      const size_t end = stop == absl::string_view::npos ? text.size() : text[i + 1] == '/' ? stop : stop + 2;
-      for (size_t k = i; k < end; ++k) {
-        if (text[k] != '\n') out[k] = ' ';
-      }
-      i = end - 1;
-    } else if (c == '"' || (c == '\'' && !(i > 0 && absl::ascii_isalnum(text[i - 1])))) {  // 1'000 is a number
-      for (++i; i < text.size() && text[i] != c; ++i) {
-        if (text[i] == '\\' && i + 1 < text.size()) out[i++] = ' ';
-        if (text[i] != '\n') out[i] = ' ';
-      }
-    }
-  }
-  return out;
-}
-
 Source MakeSource(std::string path, std::string text) {
-  std::string masked = Mask(text);
+  std::string masked = MaskCommentsAndLiterals(text);
   return {std::move(path), std::move(text), std::move(masked)};
 }
 

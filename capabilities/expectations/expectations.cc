@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 
 #include "capabilities/profile/cap.h"
+#include "harness/share_dir.h"
 
 #ifndef RDMACHECK_SOURCE_EXPECTATIONS_DIR
 #define RDMACHECK_SOURCE_EXPECTATIONS_DIR ""
@@ -293,15 +294,7 @@ absl::StatusOr<ExpectationFile> LoadExpectations(const std::string& path) {
   return ParseExpectations(j, path);
 }
 
-std::string ExpectationsDir() {
-  std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    std::filesystem::path installed = self.parent_path().parent_path() / "share" / "rdmacheck" / "expectations";
-    if (std::filesystem::is_directory(installed, ec)) return installed.string();
-  }
-  return RDMACHECK_SOURCE_EXPECTATIONS_DIR;
-}
+std::string ExpectationsDir() { return ShareDir("expectations", RDMACHECK_SOURCE_EXPECTATIONS_DIR); }
 
 absl::StatusOr<std::optional<ExpectationFile>> ExpectationsForDriver(const std::string& driver) {
   if (driver.empty() || driver.find('/') != std::string::npos) return std::optional<ExpectationFile>();

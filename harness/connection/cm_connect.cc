@@ -16,6 +16,7 @@
 #include "harness/connection/local_endpoint.h"
 #include "harness/status.h"
 #include "harness/verbs/factories.h"
+#include "harness/verbs/post.h"
 
 namespace rdmacheck {
 namespace {
@@ -84,6 +85,7 @@ absl::Status LocalEndpoint::CreateCmQp(const PairOptions& options) {
     return ErrnoStatus(errno, absl::StrCat("rdma_create_qp_ex(send_ops_flags 0x", absl::Hex(options.send_ops_flags), ")"));
   }
   qp_ = cm_id_->qp;
+  ForgetPosts(qp_);  // a destroyed QP's number may come back
   granted_cap_ = attr.cap;
   if (options.send_ops_flags != 0) qp_ex_ = ibv_qp_to_qp_ex(qp_);
   address_ = {qp_->qp_num, selection_.port_attr.lid, selection_.gid.gid, 0};

@@ -95,7 +95,8 @@ class Endpoint {
   // The end-of-test check (harness/leftover_completions.h) polls this endpoint's CQs once
   // more before they are destroyed and fails the test on any completion left there. A test
   // that leaves completions on purpose says so here, with the reason (reported nowhere
-  // else: the reader of the test sees it). No check runs for an endpoint on a peer host.
+  // else: the reader of the test sees it); more completions than posted work requests are
+  // reported all the same. No check runs for an endpoint on a peer host.
   void AllowLeftoverCompletions(std::string why) { leftovers_allowed_because_ = std::move(why); }
 
   // Target memory for an access test on this endpoint's side (guarded_target.h), on its PD

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -13,8 +14,27 @@
 #include "harness/leftover_completions.h"
 #include "harness/status.h"
 #include "harness/verbs/factories.h"
+#include "harness/verbs/post.h"
 
 namespace rdmacheck {
+namespace {
+
+// The bound on `cq`'s completions of `qp` (leftover_completions.h): what was posted to the
+// queue that completes there (for the receive queue of a QP on `srq`, the SRQ's posts) and
+// what the harness polled of it. None without a QP, or for one posted to uncounted.
+std::optional<CountedQueue> Counted(const ibv_qp* qp, const ibv_srq* srq, const ibv_cq* cq, bool send) {
+  if (qp == nullptr) return std::nullopt;
+  const PostCounts posts = PostedTo(qp);
+  if (!posts.counted) return std::nullopt;
+  CountedQueue counted;
+  counted.qp_num = qp->qp_num;
+  // A receive posted to the QP itself is refused on an SRQ; if accepted, it counts too.
+  counted.posted = send ? posts.send : posts.recv + (srq != nullptr ? PostedTo(srq) : 0);
+  counted.polled = PolledFrom(cq, qp->qp_num);
+  return counted;
+}
+
+}  // namespace
 
 LocalEndpoint::~LocalEndpoint() {
   CheckLeftovers();
@@ -28,13 +48,14 @@ void LocalEndpoint::CheckLeftovers() {
   struct Owned {
     ibv_cq* cq;
     const char* name;
+    bool send;
   };
   std::vector<Owned> polled;  // only the CQs this endpoint owns: a shared one is its owner's
-  for (Owned o : {Owned{own_send_cq_.get(), "send"}, Owned{own_recv_cq_.get(), "receive"}}) {
+  for (Owned o : {Owned{own_send_cq_.get(), "send", true}, Owned{own_recv_cq_.get(), "receive", false}}) {
     if (o.cq != nullptr && WasPolled(o.cq)) polled.push_back(o);
   }
   const LeftoverCheck& check = CurrentLeftoverCheck();
-  if (!polled.empty() && check.report && leftovers_allowed_because_.empty()) {
+  if (!polled.empty() && check.report) {
     bool qp_in_error = true;  // no QP, or its state unknown: flushes are no evidence either way
     if (qp_ != nullptr) {
       absl::StatusOr<ibv_qp_attr> attr = QueryQp(qp_, IBV_QP_STATE);
@@ -44,13 +65,19 @@ void LocalEndpoint::CheckLeftovers() {
     // polled after it.
     absl::Duration window = check.window;
     for (const Owned& o : polled) {
+      const std::optional<CountedQueue> counted = Counted(qp_, srq_, o.cq, o.send);  // before the drain polls
       const std::vector<ibv_wc> left = DrainCompletions(o.cq, window);
       window = absl::ZeroDuration();
       const std::string where = absl::StrCat("the ", o.name, " CQ of QP ", qp_ != nullptr ? qp_->qp_num : 0);
-      for (const std::string& problem : JudgeLeftovers(left, qp_in_error, where)) check.report(problem);
+      const LeftoverVerdict verdict = JudgeLeftovers(left, counted, qp_in_error, where);
+      for (const std::string& problem : verdict.surplus) check.report(problem, /*surplus=*/true);
+      if (!leftovers_allowed_because_.empty()) continue;  // the test left them on purpose
+      for (const std::string& problem : verdict.unexpected) check.report(problem, /*surplus=*/false);
     }
   }
   for (const Owned& o : polled) ForgetPolled(o.cq);
+  if (qp_ != nullptr) ForgetPosts(qp_);
+  if (own_srq_ != nullptr) ForgetPosts(own_srq_.get());
 }
 
 absl::StatusOr<std::unique_ptr<GuardedTarget>> LocalEndpoint::Guard(const GuardSpec& spec) {
@@ -130,6 +157,7 @@ absl::Status LocalEndpoint::AddResources(ibv_context* context, const PairOptions
     attr.attr.max_sge = options.max_recv_sge;
     RDMACHECK_ASSIGN_OR_RETURN(own_srq_, CreateSrq(pd_, attr));
     srq_ = own_srq_.get();
+    ForgetPosts(srq_);  // a destroyed SRQ's address may come back
   }
   return absl::OkStatus();
 }
@@ -164,6 +192,7 @@ absl::Status LocalEndpoint::CreateQp(const PairOptions& options) {
   }
   owned_qp_.reset(qp);
   qp_ = qp;
+  ForgetPosts(qp_);  // a destroyed QP's number may come back
   granted_cap_ = attr.cap;
   if (options.send_ops_flags != 0) qp_ex_ = ibv_qp_to_qp_ex(qp_);
   address_.qp_num = qp_->qp_num;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/status.h"
+#include "harness/verbs/post.h"
 
 namespace rdmacheck {
 
@@ -61,7 +62,7 @@ ibv_send_wr BindMwWr(uint64_t wr_id, ibv_mw* mw, ibv_mr* mr, size_t offset, uint
 
 absl::Status PostSend(ibv_qp* qp, ibv_send_wr& wr, ibv_send_wr** bad_wr) {
   ibv_send_wr* bad = nullptr;
-  int rc = ibv_post_send(qp, &wr, &bad);
+  int rc = PostSend(qp, &wr, &bad);
   if (bad_wr != nullptr) *bad_wr = bad;
   if (rc != 0) return ErrnoStatus(rc, absl::StrCat("ibv_post_send(qp ", qp->qp_num, ", opcode ", wr.opcode, ")"));
   return absl::OkStatus();
@@ -69,7 +70,7 @@ absl::Status PostSend(ibv_qp* qp, ibv_send_wr& wr, ibv_send_wr** bad_wr) {
 
 absl::Status PostRecv(ibv_qp* qp, ibv_recv_wr& wr, ibv_recv_wr** bad_wr) {
   ibv_recv_wr* bad = nullptr;
-  int rc = ibv_post_recv(qp, &wr, &bad);
+  int rc = PostRecv(qp, &wr, &bad);
   if (bad_wr != nullptr) *bad_wr = bad;
   if (rc != 0) return ErrnoStatus(rc, absl::StrCat("ibv_post_recv(qp ", qp->qp_num, ")"));
   return absl::OkStatus();
@@ -77,7 +78,7 @@ absl::Status PostRecv(ibv_qp* qp, ibv_recv_wr& wr, ibv_recv_wr** bad_wr) {
 
 absl::Status PostSrqRecv(ibv_srq* srq, ibv_recv_wr& wr, ibv_recv_wr** bad_wr) {
   ibv_recv_wr* bad = nullptr;
-  int rc = ibv_post_srq_recv(srq, &wr, &bad);
+  int rc = PostSrqRecv(srq, &wr, &bad);
   if (bad_wr != nullptr) *bad_wr = bad;
   if (rc != 0) return ErrnoStatus(rc, "ibv_post_srq_recv");
   return absl::OkStatus();
@@ -209,7 +210,7 @@ absl::Status PostSendRequestsEx(ibv_qp_ex* qp, const ibv_mr* mr, absl::Span<cons
     for (const Slice& s : r.sges) list.push_back(MakeSge(mr, s.offset, s.length));
     ibv_wr_set_sge_list(qp, list.size(), list.data());
   }
-  if (int rc = ibv_wr_complete(qp); rc != 0) return ErrnoStatus(rc, "ibv_wr_complete");
+  if (int rc = WrComplete(qp, static_cast<int>(requests.size())); rc != 0) return ErrnoStatus(rc, "ibv_wr_complete");
   return absl::OkStatus();
 }
 

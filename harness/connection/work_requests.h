@@ -83,8 +83,9 @@ ibv_recv_wr RecvWr(uint64_t wr_id, ibv_sge* sges, int num_sge);
 ibv_send_wr BindMwWr(uint64_t wr_id, ibv_mw* mw, ibv_mr* mr, size_t offset, uint64_t length, unsigned access,
                      unsigned send_flags = IBV_SEND_SIGNALED);
 
-// ibv_post_send / ibv_post_recv / ibv_post_srq_recv; on failure the Status carries the
-// errno and `bad_wr` (if given) points at the first WR that was not posted.
+// ibv_post_send / ibv_post_recv / ibv_post_srq_recv, counted (verbs/post.h); on failure
+// the Status carries the errno and `bad_wr` (if given) points at the first WR that was not
+// posted.
 absl::Status PostSend(ibv_qp* qp, ibv_send_wr& wr, ibv_send_wr** bad_wr = nullptr);
 absl::Status PostRecv(ibv_qp* qp, ibv_recv_wr& wr, ibv_recv_wr** bad_wr = nullptr);
 absl::Status PostSrqRecv(ibv_srq* srq, ibv_recv_wr& wr, ibv_recv_wr** bad_wr = nullptr);

@@ -167,6 +167,11 @@ std::vector<Mutant> CompletionFlowMutants() {
        .what = "every successful receive completion is delivered twice (the CQ's consumer index lags)",
        .suites = "datapath", .filter = "Connect/RcSendTest.MessagesArriveInPostingOrder/RdmaCm", .devices = "",
        .survives = nullptr, .poll = PollDuplicatingReceives},
+      {.name = "cqe_duplicated_in_xfail",
+       .what = "every successful receive completion is delivered twice, in a test that fails as expected on rxe (its "
+               "wc_flags deviation): the surplus completion must fail it all the same",
+       .suites = "datapath", .filter = "Connect/ImmediateTest.SendWithInvalidateRevokesTheRkey/RdmaCm",
+       .devices = "rxe0", .survives = nullptr, .poll = PollDuplicatingReceives},
       {.name = "cqe_multicast_duplicated",
        .what = "every successful receive completion is delivered twice: a multicast datagram reaches a member twice",
        .suites = "multicast", .filter = "Groups/MulticastTest.EveryAttachedQpReceivesEachMessage/SelectedGid",

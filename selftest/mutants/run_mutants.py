@@ -11,8 +11,9 @@ run over the tests every mutant concerns, then each mutant twice:
                  changed only the wording of a detail), the run would be <name>'s again:
                  its verdict is <name>'s ("same_as"), and only the probe is paid for.
 
-A mutant is killed when a test that passed in the plain run (or a BrokenCapability.<cap>
-result the plain run did not have) fails in an ordinary way under it: not abnormal (a
+A mutant is killed when a test that passed in the plain run (or failed there only as
+expected: xfail; or a BrokenCapability.<cap> result the plain run did not have) fails in
+an ordinary way under it: not abnormal (a
 crash, a watchdog kill, a leak), nothing from the kernel log, and the mutant acted (the
 library noted that it changed an answer: RDMACHECK_MUTANT_ACTED). The looser count of
 earlier versions (the run exits 1 with any `fail`) is kept beside it as `loose_killed`.
@@ -103,12 +104,15 @@ def ordinary_failure(test):
 
 def killers(plain, results):
     """The tests of `results` that kill: they passed in the plain run (or are a
-    BrokenCapability.<cap> result it did not have: the capability was fine there) and now
-    fail in an ordinary way."""
+    BrokenCapability.<cap> result it did not have: the capability was fine there), or
+    failed there only as expected (xfail: the device's known deviation, matched by its
+    own signature), and now fail in an ordinary way: a failure the deviation does not
+    explain (a duplicated completion in a test that fails as expected must still fail it)."""
     out = []
     for t in results["tests"] if results else []:
         before = plain.get(t["name"])
-        was_fine = before == "pass" or (before is None and t["name"].startswith(BROKEN_CAPABILITY))
+        is_probe = t["name"].startswith(BROKEN_CAPABILITY)
+        was_fine = before == "pass" or (before == "xfail" and not is_probe) or (before is None and is_probe)
         if was_fine and ordinary_failure(t):
             out.append(t["name"])
     return out

@@ -34,8 +34,12 @@ class KillRuleTest(unittest.TestCase):
         self.assertEqual(run_mutants.killers(PLAIN, results({"name": "A.passes", "kernel_log": []})), ["A.passes"])
 
     def test_a_failure_without_the_mutant_does_not(self):
-        for name in ("B.fails", "C.xfails", "D.skips", "E.not_in_the_plain_run"):
+        for name in ("B.fails", "D.skips", "E.not_in_the_plain_run"):
             self.assertEqual(run_mutants.killers(PLAIN, results({"name": name})), [], name)
+
+    def test_an_expected_failure_that_now_fails_otherwise_kills(self):
+        # xfail in the plain run: only its own deviation; a fail now is another failure.
+        self.assertEqual(run_mutants.killers(PLAIN, results({"name": "C.xfails"})), ["C.xfails"])
 
     def test_a_capability_broken_only_under_the_mutant_kills(self):
         self.assertEqual(run_mutants.killers(PLAIN, results({"name": "BrokenCapability.write_with_imm"})),

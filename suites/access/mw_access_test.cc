@@ -13,6 +13,7 @@
 #include "harness/status.h"
 #include "testing/pair_test.h"
 #include "harness/verbs/factories.h"
+#include "harness/verbs/post.h"
 #include "harness/connection/guarded_region.h"
 #include "suites/access/refusal.h"
 
@@ -73,7 +74,7 @@ class MwAccessTest : public PairTestWith<MwCase> {
       bind.wr_id = 70;
       bind.send_flags = IBV_SEND_SIGNALED;
       bind.bind_info = {mr, reinterpret_cast<uint64_t>(mr->addr) + offset, length, static_cast<unsigned>(rights)};
-      if (int rc = ibv_bind_mw(pair.local().qp(), mw, &bind); rc != 0) return ErrnoStatus(rc, "ibv_bind_mw");
+      if (int rc = BindMw(pair.local().qp(), mw, &bind); rc != 0) return ErrnoStatus(rc, "ibv_bind_mw");
       rkey = mw->rkey;
     } else {
       ibv_send_wr wr = BindMwWr(70, mw, mr, offset, length, rights);

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/status.h"
+#include "harness/verbs/post.h"
 #include "testing/completion_matchers.h"
 #include "testing/pair_test.h"
 
@@ -30,7 +31,7 @@ absl::Status PostAtomicWrite(ibv_qp_ex* qpx, uint64_t wr_id, const RemoteBuffer&
   qpx->wr_id = wr_id;
   qpx->wr_flags = IBV_SEND_SIGNALED;
   ibv_wr_atomic_write(qpx, target.rkey, target.addr, bytes.data());
-  if (int rc = ibv_wr_complete(qpx); rc != 0) return ErrnoStatus(rc, "ibv_wr_complete(ibv_wr_atomic_write)");
+  if (int rc = WrComplete(qpx, 1); rc != 0) return ErrnoStatus(rc, "ibv_wr_complete(ibv_wr_atomic_write)");
   return absl::OkStatus();
 }
 
@@ -97,7 +98,7 @@ TEST_P(AtomicWriteTest, LastOfManyWins) {
     const RemoteBuffer target = pair.local().peer_buffer().At(kWord, 8);
     ibv_wr_atomic_write(qpx, target.rkey, target.addr, values[i].data());
   }
-  ASSERT_EQ(ibv_wr_complete(qpx), 0);
+  ASSERT_EQ(WrComplete(qpx, kCount), 0);
   ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> wcs, pair.local().PollSends(kCount));
   for (int i = 0; i < kCount; ++i) {
     EXPECT_THAT(wcs[i], CompletionIs(SendCompletion(i, pair.local().qp_num(), IBV_WC_ATOMIC_WRITE)));

@@ -10,6 +10,7 @@
 
 #include "harness/completion.h"
 #include "harness/status.h"
+#include "harness/verbs/post.h"
 #include "testing/completion_matchers.h"
 #include "testing/pair_test.h"
 #include "testing/quiet_window.h"
@@ -41,12 +42,12 @@ TEST_P(PostErrorTest, TooManySgesIsRefusedWithEinval) {
   if (param() == Queue::kSend) {
     ibv_send_wr wr = SendWr(1, sges.data(), static_cast<int>(sges.size()));
     ibv_send_wr* bad_wr = nullptr;
-    rc = ibv_post_send(pair.local().qp(), &wr, &bad_wr);
+    rc = PostSend(pair.local().qp(), &wr, &bad_wr);
     bad_wr_is_it = bad_wr == &wr;
   } else {
     ibv_recv_wr wr = RecvWr(1, sges.data(), static_cast<int>(sges.size()));
     ibv_recv_wr* bad_wr = nullptr;
-    rc = ibv_post_recv(pair.local().qp(), &wr, &bad_wr);
+    rc = PostRecv(pair.local().qp(), &wr, &bad_wr);
     bad_wr_is_it = bad_wr == &wr;
   }
   EXPECT_THAT(rc, ErrnoIs(EINVAL));
@@ -96,7 +97,7 @@ TEST_P(PostErrorTest, OverfullListStopsAtTheFirstWrThatDoesNotFit) {
       wrs[i].next = i + 1 < count ? &wrs[i + 1] : nullptr;
     }
     ibv_send_wr* bad_wr = nullptr;
-    rc = ibv_post_send(poster.qp(), wrs.data(), &bad_wr);
+    rc = PostSend(poster.qp(), wrs.data(), &bad_wr);
     posted = bad_wr == nullptr ? count : static_cast<size_t>(bad_wr - wrs.data());
   } else {
     std::vector<ibv_recv_wr> wrs(count);
@@ -106,7 +107,7 @@ TEST_P(PostErrorTest, OverfullListStopsAtTheFirstWrThatDoesNotFit) {
       wrs[i].next = i + 1 < count ? &wrs[i + 1] : nullptr;
     }
     ibv_recv_wr* bad_wr = nullptr;
-    rc = ibv_post_recv(poster.qp(), wrs.data(), &bad_wr);
+    rc = PostRecv(poster.qp(), wrs.data(), &bad_wr);
     posted = bad_wr == nullptr ? count : static_cast<size_t>(bad_wr - wrs.data());
   }
   RecordProperty("posted_before_full", static_cast<int>(posted));

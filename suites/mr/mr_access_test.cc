@@ -13,6 +13,7 @@
 #include "harness/completion.h"
 #include "testing/device_test.h"
 #include "harness/verbs/factories.h"
+#include "harness/verbs/post.h"
 
 namespace rdmacheck {
 namespace {
@@ -138,7 +139,7 @@ TEST_P(MrGrantsTest, EveryRightAskedForWorks) {
     recv.sg_list = &recv_sge;
     recv.num_sge = 1;
     ibv_recv_wr* bad = nullptr;
-    ASSERT_EQ(ibv_post_recv(local().qp(), &recv, &bad), 0);
+    ASSERT_EQ(PostRecv(local().qp(), &recv, &bad), 0);
     ASSERT_OK(remote().Write(0, std::vector<uint8_t>(kBytes, 0x6b)));
     ASSERT_OK(remote().Post(SendRequest::Send(4, {{0, kBytes}})));
     ASSERT_OK_AND_ASSIGN(ibv_wc received, local().PollRecv());

@@ -14,6 +14,7 @@
 #include "harness/status.h"
 #include "testing/device_test.h"
 #include "harness/verbs/factories.h"
+#include "harness/verbs/post.h"
 
 namespace rdmacheck {
 namespace {
@@ -99,7 +100,7 @@ class MwBindTest : public DeviceTest {
       bind.wr_id = 77;
       bind.send_flags = IBV_SEND_SIGNALED;
       bind.bind_info = info;
-      if (int rc = ibv_bind_mw(local().qp(), mw, &bind); rc != 0) return ErrnoStatus(rc, "ibv_bind_mw");
+      if (int rc = BindMw(local().qp(), mw, &bind); rc != 0) return ErrnoStatus(rc, "ibv_bind_mw");
       outcome.rkey = mw->rkey;  // ibv_bind_mw(3): the new rkey is in mw->rkey
     } else {
       ibv_send_wr wr{};
@@ -266,7 +267,7 @@ TEST_F(MwBindTest, IbvBindMwRejectsType2) {
   bind.bind_info.addr = reinterpret_cast<uint64_t>(local().mr()->addr);
   bind.bind_info.length = 64;
   bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
-  EXPECT_THAT(ibv_bind_mw(local().qp(), mw.get(), &bind), ErrnoIs(EINVAL));
+  EXPECT_THAT(BindMw(local().qp(), mw.get(), &bind), ErrnoIs(EINVAL));
 }
 
 }  // namespace

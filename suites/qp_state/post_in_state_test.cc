@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "harness/completion.h"
+#include "harness/verbs/post.h"
 #include "testing/quiet_window.h"
 #include "suites/qp_state/qp_state_test_base.h"
 
@@ -83,11 +84,11 @@ TEST_P(QpPostInStateTest, ImmediateAnswerAsIbtaSaysAndNothingRuns) {
       wr.wr.ud.remote_qkey = q().values().path.qkey;
     }
     ibv_send_wr* bad = nullptr;
-    rc = ibv_post_send(q().qp(), &wr, &bad);
+    rc = PostSend(q().qp(), &wr, &bad);
   } else {
     ibv_recv_wr wr = RecvWr(/*wr_id=*/1, &sge, 1);
     ibv_recv_wr* bad = nullptr;
-    rc = ibv_post_recv(q().qp(), &wr, &bad);
+    rc = PostRecv(q().qp(), &wr, &bad);
   }
   Observe(absl::StrCat(What(), ": ", Outcome(rc)));
 

@@ -12,6 +12,7 @@
 
 #include "harness/status.h"
 #include "harness/verbs/extensions.h"
+#include "harness/verbs/post.h"
 #include "testing/completion_matchers.h"
 #include "testing/pair_test.h"
 
@@ -28,7 +29,7 @@ absl::Status PostFlush(ibv_qp_ex* qpx, uint64_t wr_id, const RemoteBuffer& targe
   qpx->wr_id = wr_id;
   qpx->wr_flags = IBV_SEND_SIGNALED;
   ibv_wr_flush(qpx, target.rkey, target.addr, target.length, type, level);
-  if (int rc = ibv_wr_complete(qpx); rc != 0) return ErrnoStatus(rc, "ibv_wr_complete(ibv_wr_flush)");
+  if (int rc = WrComplete(qpx, 1); rc != 0) return ErrnoStatus(rc, "ibv_wr_complete(ibv_wr_flush)");
   return absl::OkStatus();
 }
 #endif
