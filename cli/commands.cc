@@ -46,6 +46,10 @@ const std::vector<Command>& Commands() {
       {"list", "list [--format=text|json|md] [--check]",
        "print the catalogue of tests: what each checks, its reference, what it needs", {"format", "check", "opcodes"},
        ListCommand},
+      {"plan", "plan [--manpages=DIR] [--run=DIR] [--format=text|json|md] | plan --check | plan --write-plan [--out=DIR]",
+       "the conformance plan: per verb, the promises of rdma-core's man pages that tests check, cannot check on the "
+       "device, or leave untested; --write-plan writes the versioned test plan (docs/plan.md)",
+       {"format", "manpages", "run", "check", "write_plan", "out"}, PlanCommand},
       {"report", "report [--out=DIR] RUN_DIR... | report diff [--format=text|json|md] OLD NEW",
        "write report.{json,md,html} over run directories (default --out=out); `diff` exits 1 on a regression",
        {"out", "format", "bench_threshold"}, ReportCommand},

@@ -62,6 +62,7 @@ int WireSlicesCommand(const std::vector<std::string>& positional);
 int FleetCommand(const std::vector<std::string>& positional);
 int HealthCommand(const std::vector<std::string>& positional);
 int WalkCommand(const std::vector<std::string>& positional);
+int PlanCommand(const std::vector<std::string>& positional);
 
 // Flags every device command takes.
 inline const std::vector<absl::string_view> kSelectionFlags = {"device", "port", "gid_index", "timeout_multiplier"};

@@ -15,6 +15,8 @@ packages=(
   # build and unit tests
   build-essential cmake pkg-config git
   libgtest-dev libgmock-dev googletest libabsl-dev nlohmann-json3-dev
+  # `rdmacheck plan` reads the installed (gzipped) man pages of rdma-core
+  zlib1g-dev
   # rdma-core: headers, providers (rxe, siw, ...), tools used by the lab and benchmarks
   libibverbs-dev librdmacm-dev rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
   perftest iproute2

@@ -36,7 +36,8 @@ const std::map<std::string, std::set<std::string>>& Layers() {
       {"bench", {"harness", "results", "capabilities", "reports"}},
       {"runner", {"harness", "results", "capabilities", "doctor", "testing", "wire"}},
       {"walk", {"harness"}},
-      {"cli", {"harness", "results", "capabilities", "doctor", "testing", "reports", "bench", "runner", "wire", "walk"}},
+      {"plan", {"harness", "results", "capabilities", "doctor", "testing", "runner"}},
+      {"cli", {"harness", "results", "capabilities", "doctor", "testing", "reports", "bench", "runner", "wire", "walk", "plan"}},
       // Test-only code on top: the selftest's deliberately broken suites, the unit tests.
       {"selftest", {"harness", "results", "capabilities", "testing"}},
   };
