@@ -1,6 +1,9 @@
 // rdmacheck report: the compatibility report over run directories, and `report diff`.
 //
-//   rdmacheck report [--out=DIR] RUN_DIR...     writes DIR/report.{json,md,html}, prints a summary
+//   rdmacheck report [--out=DIR] [--format=text|integrators] RUN_DIR...
+//                                               writes DIR/report.{json,md,html} and the hand-over
+//                                               rows DIR/integrators.{csv,md}; prints a summary
+//                                               (text) or the integrators.csv rows (integrators)
 //   rdmacheck report diff [--format=text|json|md] [--bench_threshold=F] OLD NEW
 //                                               OLD/NEW: a run dir, a report.json, or a dir holding one
 //
@@ -20,6 +23,7 @@
 #include "bench/bench_report.h"
 #include "cli/commands.h"
 #include "reports/image_section.h"
+#include "reports/integrators.h"
 #include "reports/kernel_section.h"
 #include "reports/recovery_section.h"
 #include "reports/mutation_section.h"
@@ -86,6 +90,8 @@ int ReportCommand(const std::vector<std::string>& positional) {
   }
   if (positional.empty())
     return UsageError("report needs one or more run directories (from `rdmacheck run --out=DIR`)");
+  const std::string format = absl::GetFlag(FLAGS_format);
+  if (format != "text" && format != "integrators") return UsageError("report: --format must be text or integrators");
   std::vector<DeviceRun> runs;
   std::vector<MutationRun> mutations;
   std::vector<std::string> run_dirs;
@@ -116,7 +122,7 @@ int ReportCommand(const std::vector<std::string>& positional) {
   const std::string out = absl::GetFlag(FLAGS_out).empty() ? "out" : absl::GetFlag(FLAGS_out);
   absl::StatusOr<std::vector<std::string>> written = WriteReportFiles(report, out);
   if (!written.ok()) return UsageError(written.status());
-  std::cout << SummaryText(report, *written) << std::flush;
+  std::cout << (format == "integrators" ? IntegratorsCsv(report) : SummaryText(report, *written)) << std::flush;
   return kExitOk;
 }
 

@@ -2,8 +2,13 @@
 # CTest `report.browser`: writes a report from the fixture runs with `rdmacheck report`,
 # checks report.html is self-contained, then renders it in headless Chromium (Debian's
 # `chromium`, from scripts/install-deps.sh) and checks, in the DOM after the page's script
-# ran, that the matrix, the counts and the filters are there and work. Leaves a screenshot,
-# OUT/report.png (OUT is in the build dir, never in git).
+# ran, that the matrix, the counts and the filters are there and work. Then checks that the
+# page fits a laptop screen: at 1366x800 the page does not scroll sideways
+# (reports/fit_check.sh: scrollWidth <= 1366, else the widest elements are named), on the
+# fixture runs and on two real lab runs with their whole environment (lab-rxe0, lab-siw0:
+# doctor findings, counters, the impairment, the floor). Leaves screenshots, OUT/report.png
+# and OUT/lab/report-1366.png (OUT is in the build dir, never in git), and checks the
+# hand-over rows (integrators.csv, integrators.md) were written.
 #
 #   reports/browser_test.sh RDMACHECK_BIN TESTDATA_DIR OUT_DIR
 set -euo pipefail
@@ -72,6 +77,24 @@ check "sort by siw0: the failure first" grep -q PkeyIndexZeroIsTheDefaultPartiti
 
 chrome --window-size=1300,2600 --screenshot="$out/report.png" "$url" >/dev/null
 check "screenshot $out/report.png" test -s "$out/report.png"
+
+# A laptop screen: 1366 px wide, no sideways scroll. The lab runs carry what once stretched
+# the Environment table (counters as raw JSON, doctor findings, the impairment's figures).
+here=$(cd "$(dirname "$0")" && pwd)
+check "fixture report fits 1366 px" "$here/fit_check.sh" "$html" 1366
+mkdir -p "$out/lab"
+"$bin" report --out="$out/lab" "$data/lab-rxe0" "$data/lab-siw0" >"$out/lab/summary.txt" 2>&1 ||
+  echo "FAILED: rdmacheck report on the lab runs: $(cat "$out/lab/summary.txt")"
+check "lab report fits 1366 px" "$here/fit_check.sh" "$out/lab/report.html" 1366
+check "lab report: counters as name = value" has "$out/lab/report.html" 'rdma_sends = 39'
+check "lab report: no counters as raw JSON" bash -c "! grep -q '{&quot;completer_retry_err' '$out/lab/report.html'"
+chrome --window-size=1366,800 --screenshot="$out/lab/report-1366.png" "file://$(cd "$out/lab" && pwd)/report.html" >/dev/null
+check "screenshot $out/lab/report-1366.png" test -s "$out/lab/report-1366.png"
+
+# The hand-over rows beside the report.
+check "integrators.csv: header and 2 rows" test "$(grep -c . "$out/integrators.csv")" -eq 3
+check "integrators.csv: lab rxe0's floor 3/3" grep -q '^rxe0,oui:0xffffff,part:0,rxe,RoCE,.*,unversioned,3,3,' "$out/lab/integrators.csv"
+check "integrators.md written" has "$out/lab/integrators.md" '| rxe0 | oui:0xffffff |'
 
 if [ "$fails" -ne 0 ]; then
   echo "report.browser: $fails check(s) failed (DOM in $dom, browser log in $out/chromium.log)"

@@ -1,10 +1,12 @@
 #include "reports/presentation.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace rdmacheck {
 
@@ -48,10 +50,11 @@ void Flatten(const nlohmann::json& value, const std::string& prefix, std::map<st
   };
   if (value.is_object() && !value.empty()) {
     for (const auto& [k, v] : value.items()) Flatten(v, prefix.empty() ? k : absl::StrCat(prefix, ".", k), out, order);
-  } else if (value.is_array() && !value.empty() && (value[0].is_object() || value[0].is_array())) {
+  } else if (value.is_array() &&
+             std::any_of(value.begin(), value.end(), [](const nlohmann::json& v) { return v.is_structured(); })) {
     for (size_t i = 0; i < value.size(); ++i) Flatten(value[i], absl::StrCat(prefix, "[", i, "]"), out, order);
   } else {
-    add(prefix, JsonText(value));
+    add(prefix, ReadableText(value));
   }
 }
 
@@ -92,6 +95,35 @@ std::string JsonText(const nlohmann::json& value) {
   return value.dump();
 }
 
+std::string ReadableText(const nlohmann::json& value) {
+  if (value.is_array() && std::none_of(value.begin(), value.end(), [](const nlohmann::json& v) {
+        return v.is_structured();
+      })) {
+    std::vector<std::string> items;
+    for (const nlohmann::json& v : value) items.push_back(JsonText(v));
+    return absl::StrJoin(items, ", ");
+  }
+  if (!value.is_structured()) return JsonText(value);
+  if (value.empty()) return "";  // an empty object
+  std::map<std::string, std::string> leaves;
+  std::vector<std::string> order;
+  Flatten(value, "", leaves, order);
+  std::vector<std::string> lines;
+  for (const std::string& key : order) {
+    lines.push_back(key.empty() ? leaves[key] : absl::StrCat(key, " = ", leaves[key]));
+  }
+  return absl::StrJoin(lines, "\n");
+}
+
+std::string MovedCountersText(const nlohmann::json& counters) {
+  if (!counters.is_object()) return ReadableText(counters);
+  nlohmann::json moved = nlohmann::json::object();
+  for (const auto& [name, value] : counters.items()) {
+    if (!(value.is_number() && value == 0)) moved[name] = value;
+  }
+  return ReadableText(moved);
+}
+
 std::vector<TextRow> EnvironmentRows(const Report& report) {
   std::vector<std::string> keys;
   std::vector<std::string> labels;
@@ -116,7 +148,10 @@ std::vector<TextRow> EnvironmentRows(const Report& report) {
     bool any = false;
     for (const DeviceSection& d : report.devices) {
       const nlohmann::json& env = d.run.results.environment;
-      std::string text = env.contains(keys[i]) ? JsonText(env[keys[i]]) : "";
+      std::string text;
+      if (env.contains(keys[i])) {
+        text = keys[i] == "traffic_run_totals" ? MovedCountersText(env[keys[i]]) : ReadableText(env[keys[i]]);
+      }
       if (keys[i] == "driver" && text.empty()) text = JsonText(d.run.identity.value("driver", nlohmann::json()));
       any = any || !text.empty();
       row.cells.push_back(text);

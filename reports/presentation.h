@@ -20,11 +20,13 @@ struct TextRow {
 
 // Environment of each run (results.json "environment"): the fields a reader looks for
 // first (driver, transport, firmware, kernel, rdma-core, MTU, GID, connection method), then
-// any others the run recorded.
+// any others the run recorded. Structured values are ReadableText (several lines); the
+// whole-run counters ("traffic_run_totals") only the ones that moved (MovedCountersText).
 std::vector<TextRow> EnvironmentRows(const Report& report);
 
 // What each device declares (capabilities.json "declared"), flattened to dotted keys:
-// {"port": {"mtu": 4096}} -> "port.mtu" = "4096". Keys are whatever the probe wrote.
+// {"port": {"mtu": 4096}} -> "port.mtu" = "4096"; a list of flags reads "A, B, C". Keys are
+// whatever the probe wrote.
 std::vector<TextRow> DeclaredRows(const Report& report);
 
 // What the probe measured by trying (capabilities.json "measured": {name: {value, detail}}),
@@ -33,6 +35,14 @@ std::vector<TextRow> MeasuredRows(const Report& report, std::vector<TextRow>* de
 
 // A JSON value as one line of text: strings bare, others as compact JSON.
 std::string JsonText(const nlohmann::json& value);
+
+// A JSON value as a reader wants it, never a JSON blob: strings bare, a list of plain values
+// joined ("A, B, C"), an object one "name = value" line per leaf, nested names dotted
+// ({"eth1": {"sent": 441}} -> "eth1.sent = 441"; lines joined by '\n').
+std::string ReadableText(const nlohmann::json& value);
+
+// Counters as "name = value" lines, only the ones that moved (zeros left out); "" when none did.
+std::string MovedCountersText(const nlohmann::json& counters);
 
 // 1234.5 -> "1.2 s", 12.3 -> "12 ms".
 std::string FormatDuration(double ms);

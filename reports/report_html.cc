@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "reports/html_cells.h"
 #include "reports/presentation.h"
 
 namespace rdmacheck {
@@ -46,7 +47,8 @@ int Count(const RunSummary& s, TestStatus status) {
 }
 
 std::string TestLink(const std::string& test, const std::string& catalogue_id) {
-  return absl::StrCat("<a class=\"test\" href=\"#", Esc(CatalogueAnchor(catalogue_id)), "\">", Esc(test), "</a>");
+  return absl::StrCat("<a class=\"test\" href=\"#", Esc(CatalogueAnchor(catalogue_id)), "\">", BreakableHtml(test),
+                      "</a>");
 }
 
 std::string FailureAnchor(size_t device, size_t test) { return absl::StrCat("f-", device, "-", test); }
@@ -123,12 +125,12 @@ class Page {
   // A table of text rows, one column per device, differing rows marked.
   std::string TextTable(const char* first, const std::vector<TextRow>& rows) const {
     std::string out = absl::StrCat("<table class=\"grid\">\n<thead><tr><th>", first, "</th>");
-    for (const DeviceSection& d : r_.devices) absl::StrAppend(&out, "<th>", Esc(d.label), "</th>");
+    for (const DeviceSection& d : r_.devices) absl::StrAppend(&out, "<th>", BreakableHtml(d.label), "</th>");
     out += "</tr></thead>\n<tbody>\n";
     for (const TextRow& row : rows) {
       absl::StrAppend(&out, "<tr", row.differs && r_.devices.size() > 1 ? " class=\"differs\"" : "", "><th>",
                       Esc(row.key), "</th>");
-      for (const std::string& c : row.cells) absl::StrAppend(&out, "<td>", Esc(c), "</td>");
+      for (const std::string& c : row.cells) absl::StrAppend(&out, "<td class=\"text\">", TextCellHtml(c), "</td>");
       out += "</tr>\n";
     }
     return out + "</tbody>\n</table>\n";
@@ -151,7 +153,7 @@ class Page {
       out += "<p>The probe recorded no observed capabilities.</p>\n";
     } else {
       out += "<table class=\"grid caps\" id=\"capability-matrix\">\n<thead><tr><th>Capability</th>";
-      for (const DeviceSection& d : r_.devices) absl::StrAppend(&out, "<th>", Esc(d.label), "</th>");
+      for (const DeviceSection& d : r_.devices) absl::StrAppend(&out, "<th>", BreakableHtml(d.label), "</th>");
       if (r_.devices.size() == 1) out += "<th>Detail</th>";
       out += "</tr></thead>\n<tbody>\n";
       for (const CapabilityRow& row : r_.capabilities) {
@@ -160,7 +162,7 @@ class Page {
         if (row.quirk) classes.push_back("quirk");
         absl::StrAppend(&out, "<tr",
                         classes.empty() ? "" : absl::StrCat(" class=\"", absl::StrJoin(classes, " "), "\""), "><th>",
-                        row.quirk ? "⚠ " : "", "<code>", Esc(row.capability), "</code></th>");
+                        row.quirk ? "⚠ " : "", "<code>", BreakableHtml(row.capability), "</code></th>");
         for (const auto& cell : row.cells) {
           if (!cell) {
             out += "<td class=\"cap none\">·</td>";
@@ -172,7 +174,7 @@ class Page {
                           Esc(cell->outcome), "</td>");
         }
         if (r_.devices.size() == 1 && row.cells[0]) {
-          absl::StrAppend(&out, "<td class=\"detail\">", Esc(row.cells[0]->detail),
+          absl::StrAppend(&out, "<td class=\"detail text\">", TextCellHtml(row.cells[0]->detail),
                           row.cells[0]->err ? absl::StrCat(" (errno ", row.cells[0]->err, ")") : "", "</td>");
         }
         out += "</tr>\n";
@@ -183,13 +185,14 @@ class Page {
     std::vector<TextRow> measured = MeasuredRows(r_, &details);
     if (!measured.empty()) {
       out += "<h3>Measured by the probe</h3>\n<table class=\"grid\" id=\"measured\">\n<thead><tr><th>Limit</th>";
-      for (const DeviceSection& d : r_.devices) absl::StrAppend(&out, "<th>", Esc(d.label), "</th>");
+      for (const DeviceSection& d : r_.devices) absl::StrAppend(&out, "<th>", BreakableHtml(d.label), "</th>");
       out += "</tr></thead>\n<tbody>\n";
       for (size_t i = 0; i < measured.size(); ++i) {
         absl::StrAppend(&out, "<tr", measured[i].differs && r_.devices.size() > 1 ? " class=\"differs\"" : "",
-                        "><th><code>", Esc(measured[i].key), "</code></th>");
+                        "><th><code>", BreakableHtml(measured[i].key), "</code></th>");
         for (size_t d = 0; d < measured[i].cells.size(); ++d) {
-          absl::StrAppend(&out, "<td title=\"", Esc(details[i].cells[d]), "\">", Esc(measured[i].cells[d]), "</td>");
+          absl::StrAppend(&out, "<td class=\"text\" title=\"", Esc(details[i].cells[d]), "\">",
+                          TextCellHtml(measured[i].cells[d]), "</td>");
         }
         out += "</tr>\n";
       }
@@ -206,7 +209,7 @@ class Page {
   std::string Suites() const {
     std::string out =
         "<section id=\"suites\">\n<h2>Results by suite</h2>\n<table class=\"grid\">\n<thead><tr><th>Suite</th>";
-    for (const DeviceSection& d : r_.devices) absl::StrAppend(&out, "<th>", Esc(d.label), "</th>");
+    for (const DeviceSection& d : r_.devices) absl::StrAppend(&out, "<th>", BreakableHtml(d.label), "</th>");
     out += "</tr></thead>\n<tbody>\n";
     for (const std::string& suite : r_.SuiteNames()) {
       absl::StrAppend(&out, "<tr><th><a href=\"#tests?suite=", Esc(suite), "\" data-filter=\"suite=", Esc(suite), "\">",
@@ -269,7 +272,7 @@ class Page {
         "<th data-sort=\"suite\" aria-sort=\"none\">Suite</th><th data-sort=\"test\" aria-sort=\"none\">Test</th>");
     for (size_t d = 0; d < r_.devices.size(); ++d) {
       absl::StrAppend(&out, "<th data-sort=\"d", d, "\" data-col=\"", d, "\" aria-sort=\"none\">",
-                      Esc(r_.devices[d].label), "</th>");
+                      BreakableHtml(r_.devices[d].label), "</th>");
     }
     out += "</tr></thead>\n<tbody>\n";
     std::string suite;

@@ -44,6 +44,16 @@ std::string Cell(absl::string_view text) {
   return absl::StrReplaceAll(text, {{"|", "\\|"}, {"\n", " "}, {"<", "&lt;"}, {">", "&gt;"}});
 }
 
+// "name = value" lines (counters, an impairment's figures: ReadableText) as one line,
+// "a = 1; b = 2"; any other text as it is (Cell joins its lines with a space).
+std::string OneLine(const std::string& text) {
+  if (!absl::StrContains(text, '\n')) return text;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::StrContains(line, " = ")) return text;
+  }
+  return absl::StrReplaceAll(text, {{"\n", "; "}});
+}
+
 std::string Code(absl::string_view text) {
   std::string fence = "`";
   while (absl::StrContains(text, fence)) fence += "`";
@@ -138,7 +148,7 @@ class Writer {
     std::string out = absl::StrCat("## Environment\n\n", Header(""));
     for (const TextRow& row : EnvironmentRows(r_)) {
       absl::StrAppend(&out, "| ", row.key, " |");
-      for (const std::string& c : row.cells) absl::StrAppend(&out, " ", c.empty() ? "" : Cell(c), " |");
+      for (const std::string& c : row.cells) absl::StrAppend(&out, " ", c.empty() ? "" : Cell(OneLine(c)), " |");
       out += "\n";
     }
     return out + "\n";

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reports/integrators.h"
 #include "reports/presentation.h"
 #include "reports/report_html.h"
 #include "reports/report_json.h"
@@ -28,7 +29,9 @@ absl::StatusOr<std::vector<std::string>> WriteFilesInto(const std::string& dir,
 absl::StatusOr<std::vector<std::string>> WriteReportFiles(const Report& report, const std::string& dir) {
   return WriteFilesInto(dir, {{"report.json", ReportToJson(report).dump(2) + "\n"},
                               {"report.md", ReportToMarkdown(report)},
-                              {"report.html", ReportToHtml(report)}});
+                              {"report.html", ReportToHtml(report)},
+                              {"integrators.csv", IntegratorsCsv(report)},
+                              {"integrators.md", IntegratorsMarkdown(report)}});
 }
 
 std::string SummaryText(const Report& report, const std::vector<std::string>& written) {

@@ -1,4 +1,5 @@
-// Writing a report: report.json, report.md and report.html into a directory, and the
+// Writing a report: report.json, report.md and report.html into a directory, beside them
+// the hand-over rows integrators.csv and integrators.md (reports/integrators.h), and the
 // one-screen summary `rdmacheck report` prints.
 #ifndef RDMACHECK_REPORTS_REPORT_OUTPUT_H_
 #define RDMACHECK_REPORTS_REPORT_OUTPUT_H_
@@ -11,7 +12,7 @@
 
 namespace rdmacheck {
 
-// Creates `dir` if needed; returns the paths written (json, md, html).
+// Creates `dir` if needed; returns the paths written (json, md, html, integrators csv, md).
 absl::StatusOr<std::vector<std::string>> WriteReportFiles(const Report& report, const std::string& dir);
 
 // Writes each (file name, content) into `dir`, created if needed; returns the paths written.
