@@ -7,7 +7,8 @@
 // writes DIR/walk.json (default out/walk) with the seed, every action and its outcome, and
 // the findings; on a finding, the action list shrunk to what still shows the first finding
 // goes to DIR/walk-min.json (replay it with --replay). Exit 0 clean, 1 findings, 2 bad flags
-// or no device.
+// or no device. The walk runs in a child process (walk/isolated.h): a provider that kills
+// its caller, or a call that never returns, is a finding at its step.
 //
 // The kernel log is not read here: its reader lives in runner/ (runner/kernel_log.h) and
 // the walk room stays below the runner; `dmesg` after a walk is the manual check for now.
@@ -20,6 +21,7 @@
 #include "cli/commands.h"
 #include "harness/files.h"
 #include "harness/selection_flags.h"
+#include "walk/isolated.h"
 #include "walk/walk.h"
 
 ABSL_DECLARE_FLAG(uint64_t, seed);  // cli/fleet_command.cc
@@ -50,34 +52,49 @@ int WalkCommand(const std::vector<std::string>& positional) {
   std::string out = absl::GetFlag(FLAGS_out);
   if (out.empty()) out = "out/walk";
 
-  absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
-  if (!device.ok()) return UsageError(device.status());
-  ibv_context* context = device->context.get();
-  const Selection& selection = device->selection;
+  // The device is opened here only to refuse a wrong one with one line; every walk, replay
+  // and shrink runs in a child that opens it again (walk/isolated.h).
+  std::string device_name;
+  {
+    absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
+    if (!device.ok()) return UsageError(device.status());
+    device_name = device->selection.device;
+  }
+  const walk::DeviceOpener open = [] { return OpenSelectedDevice(); };
+  const absl::Duration bound = walk::StepBound();
 
   std::optional<walk::WalkOptions> options;
-  walk::WalkResult result;
-  if (recorded) {
-    result = walk::ReplayWalk(context, selection, recorded->actions);
-  } else {
-    options = walk::WalkOptions{absl::GetFlag(FLAGS_seed), steps, *weights};
-    result = walk::RunWalk(context, selection, *options);
-  }
+  if (!recorded) options = walk::WalkOptions{absl::GetFlag(FLAGS_seed), steps, *weights};
+  absl::StatusOr<walk::WalkResult> ran = walk::RunIsolated(
+      open,
+      [&](ibv_context* context, const Selection& selection, walk::WalkObserver& observer) {
+        return recorded ? walk::ReplayWalk(context, selection, recorded->actions, &observer)
+                        : walk::RunWalk(context, selection, *options, &observer);
+      },
+      bound);
+  if (!ran.ok()) return UsageError(ran.status());
+  const walk::WalkResult& result = *ran;
   for (const walk::Finding& f : result.findings) {
     std::cout << "walk: " << (f.step > 0 ? absl::StrCat("step ", f.step, " (", f.action, ")") : f.action) << ": "
               << f.message << "\n";
   }
   const std::string path = out + "/walk.json";
-  if (absl::Status written = WriteFile(path, walk::WalkJson(selection.device, options, result).dump(2) + "\n");
+  if (absl::Status written = WriteFile(path, walk::WalkJson(device_name, options, result).dump(2) + "\n");
       !written.ok()) {
     return UsageError(written);
   }
   if (!result.findings.empty() && shrink_runs > 0) {
     const walk::Finding& first = result.findings.front();
-    walk::ShrinkResult shrunk = walk::ShrinkWalk(context, selection, result.actions(), first.signature, shrink_runs);
-    const walk::WalkResult minimal = walk::ReplayWalk(context, selection, shrunk.actions);
+    walk::ShrinkResult shrunk = walk::ShrinkIsolated(open, result.actions(), first.signature, shrink_runs, bound);
+    absl::StatusOr<walk::WalkResult> minimal = walk::RunIsolated(
+        open,
+        [&](ibv_context* context, const Selection& selection, walk::WalkObserver& observer) {
+          return walk::ReplayWalk(context, selection, shrunk.actions, &observer);
+        },
+        bound);
+    if (!minimal.ok()) return UsageError(minimal.status());
     const std::string min_path = out + "/walk-min.json";
-    if (absl::Status written = WriteFile(min_path, walk::WalkJson(selection.device, std::nullopt, minimal).dump(2) + "\n");
+    if (absl::Status written = WriteFile(min_path, walk::WalkJson(device_name, std::nullopt, *minimal).dump(2) + "\n");
         !written.ok()) {
       return UsageError(written);
     }

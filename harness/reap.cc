@@ -14,6 +14,16 @@
 #include "harness/timeouts.h"
 
 namespace rdmacheck {
+
+DefaultSigchld::DefaultSigchld() {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(SIGCHLD, &dfl, &saved_);
+}
+
+DefaultSigchld::~DefaultSigchld() { sigaction(SIGCHLD, &saved_, nullptr); }
+
 namespace {
 
 std::string ReadProcFile(pid_t pid, const char* name) {

@@ -11,6 +11,7 @@
 #ifndef RDMACHECK_HARNESS_REAP_H_
 #define RDMACHECK_HARNESS_REAP_H_
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <string>
@@ -20,6 +21,19 @@
 #include "absl/time/time.h"
 
 namespace rdmacheck {
+
+// SIGCHLD at its default for the object's life: a process that ignores it (inherited from
+// whatever started it) has its children reaped for it, and their exit status is lost.
+class DefaultSigchld {
+ public:
+  DefaultSigchld();
+  ~DefaultSigchld();
+  DefaultSigchld(const DefaultSigchld&) = delete;
+  DefaultSigchld& operator=(const DefaultSigchld&) = delete;
+
+ private:
+  struct sigaction saved_ {};
+};
 
 // How long a killed process may take to be gone: 10 s, scaled (harness/timeouts.h). A
 // dying process still releases what it holds, in the kernel: closing a uverbs file

@@ -18,26 +18,6 @@
 
 namespace rdmacheck {
 
-namespace {
-
-// SIGCHLD at its default while the call runs: a process that ignores it (inherited from
-// whatever started it) has its children reaped for it, and their exit status is lost.
-class DefaultSigchld {
- public:
-  DefaultSigchld() {
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(SIGCHLD, &dfl, &saved_);
-  }
-  ~DefaultSigchld() { sigaction(SIGCHLD, &saved_, nullptr); }
-
- private:
-  struct sigaction saved_ {};
-};
-
-}  // namespace
-
 absl::StatusOr<int64_t> CallInChild(const std::function<int64_t()>& fn, absl::Duration timeout) {
   DefaultSigchld sigchld;
   int fds[2];

@@ -20,7 +20,7 @@ int MaxAlive(Kind kind) {
 
 Generator::Generator(uint64_t seed, Weights weights) : weights_(std::move(weights)) {
   std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
-  gen_ = absl::BitGen(seq);
+  gen_.seed(seq);
 }
 
 Action Generator::Next(const Model& model) {

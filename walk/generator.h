@@ -5,13 +5,16 @@
 //
 // The choice depends only on the seed, the weights and the model, and the model only on
 // the outcomes it was given: a walk over the same device with the same seed makes the same
-// calls. The random source is absl::BitGen seeded through std::seed_seq, which is
-// reproducible within one build; walk.json records the actions themselves, and `--replay`
-// of that file is the form that survives a rebuild with another Abseil.
+// calls. The random source is std::mt19937_64 seeded through std::seed_seq (both fixed by
+// the C++ standard), drawn through absl::Uniform (whose algorithm Abseil may change):
+// reproducible for one build, in every process (absl::BitGen is not: it salts its seed
+// per process); walk.json records the actions themselves, and `--replay` of that file is
+// the form that survives a rebuild with another Abseil.
 #ifndef RDMACHECK_WALK_GENERATOR_H_
 #define RDMACHECK_WALK_GENERATOR_H_
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "absl/random/random.h"
@@ -40,7 +43,7 @@ class Generator {
   }
   bool Chance(int numerator, int denominator) { return absl::Uniform<int>(gen_, 0, denominator) < numerator; }
 
-  absl::BitGen gen_;
+  std::mt19937_64 gen_;  // not absl::BitGen: it salts its seed per process (no replay by seed)
   Weights weights_;
 };
 

@@ -43,9 +43,12 @@ std::string Verb(const Action& a, const Model& before) {
 
 // One walk over `next` (an action for the model, or nullopt at the end).
 WalkResult Walk(ibv_context* context, const Selection& selection,
-                const std::function<std::optional<Action>(const Model&)>& next) {
+                const std::function<std::optional<Action>(const Model&)>& next, WalkObserver* observer) {
+  WalkObserver quiet;
+  WalkObserver& tell = observer != nullptr ? *observer : quiet;
   WalkResult result;
   result.traits = TraitsOf(context, selection);
+  tell.Started(result.traits);
   Model model(result.traits);
   Executor executor(context, selection);
   for (std::optional<Action> a; (a = next(model));) {
@@ -55,8 +58,11 @@ WalkResult Walk(ibv_context* context, const Selection& selection,
     if (!p.runnable) {
       record.outcome = absl::StrCat("skipped: ", p.skip_reason);
       result.steps.push_back(record);
+      tell.Step(record, {});
       continue;
     }
+    tell.Begin(step, *a);
+    const size_t found_before = result.findings.size();
     std::vector<Problem> problems;
     const Outcome o = executor.Run(*a, model, problems);
     record.outcome = o.skipped ? absl::StrCat("skipped: ", o.skip_reason) : Answer(o.err);
@@ -71,12 +77,16 @@ WalkResult Walk(ibv_context* context, const Selection& selection,
     }
     model.Apply(*a, o);
     result.steps.push_back(record);
+    tell.Step(record, absl::MakeConstSpan(result.findings).subspan(found_before));
   }
+  tell.Teardown();
+  const size_t found_before = result.findings.size();
   std::vector<Problem> problems;
   executor.Finish(model, problems);
   for (Problem& problem : problems) {
     result.findings.push_back({0, "teardown", std::move(problem.message), std::move(problem.signature)});
   }
+  tell.Finished(absl::MakeConstSpan(result.findings).subspan(found_before));
   return result;
 }
 
@@ -88,34 +98,37 @@ std::vector<Action> WalkResult::actions() const {
   return out;
 }
 
-WalkResult RunWalk(ibv_context* context, const Selection& selection, const WalkOptions& options) {
+WalkResult RunWalk(ibv_context* context, const Selection& selection, const WalkOptions& options,
+                   WalkObserver* observer) {
   Generator gen(options.seed, options.weights);
   int left = options.steps;
-  return Walk(context, selection, [&](const Model& model) -> std::optional<Action> {
-    if (left-- <= 0) return std::nullopt;
-    return gen.Next(model);
-  });
-}
-
-WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions) {
-  size_t i = 0;
-  return Walk(context, selection, [&](const Model&) -> std::optional<Action> {
-    if (i >= actions.size()) return std::nullopt;
-    return actions[i++];
-  });
-}
-
-ShrinkResult ShrinkWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions,
-                        const std::string& signature, int max_runs) {
-  return Shrink(
-      actions,
-      [&](const std::vector<Action>& candidate) {
-        for (const Finding& f : ReplayWalk(context, selection, candidate).findings) {
-          if (f.signature == signature) return true;
-        }
-        return false;
+  return Walk(
+      context, selection,
+      [&](const Model& model) -> std::optional<Action> {
+        if (left-- <= 0) return std::nullopt;
+        return gen.Next(model);
       },
-      max_runs);
+      observer);
+}
+
+WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions,
+                      WalkObserver* observer) {
+  size_t i = 0;
+  return Walk(
+      context, selection,
+      [&](const Model&) -> std::optional<Action> {
+        if (i >= actions.size()) return std::nullopt;
+        return actions[i++];
+      },
+      observer);
+}
+
+nlohmann::json ToJson(const Finding& f) {
+  return {{"step", f.step}, {"action", f.action}, {"message", f.message}, {"signature", f.signature}};
+}
+
+Finding FindingFromJson(const nlohmann::json& j) {
+  return {j.value("step", 0), j.value("action", ""), j.value("message", ""), j.value("signature", "")};
 }
 
 nlohmann::json WalkJson(const std::string& device, const std::optional<WalkOptions>& options, const WalkResult& result) {
@@ -134,9 +147,7 @@ nlohmann::json WalkJson(const std::string& device, const std::optional<WalkOptio
     j["actions"].push_back(a);
   }
   j["findings"] = nlohmann::json::array();
-  for (const Finding& f : result.findings) {
-    j["findings"].push_back({{"step", f.step}, {"action", f.action}, {"message", f.message}, {"signature", f.signature}});
-  }
+  for (const Finding& f : result.findings) j["findings"].push_back(ToJson(f));
   return j;
 }
 

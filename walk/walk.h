@@ -10,8 +10,9 @@
 // everything is destroyed, children first, and each destroy must succeed.
 //
 // walk.json holds the seed, the device's traits, every action with its outcome, and the
-// findings; ReplayWalk runs a recorded list again, and ShrinkWalk cuts a list with a finding
-// down to one where no single action can go (walk/shrink.h) while the same finding (by its
+// findings; ReplayWalk runs a recorded list again. walk/isolated.h runs either in a child
+// process (a crash or a hang is a finding there) and shrinks a list with a finding down to
+// one where no single action can go (walk/shrink.h) while the same finding (by its
 // signature) still appears.
 #ifndef RDMACHECK_WALK_WALK_H_
 #define RDMACHECK_WALK_WALK_H_
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "harness/device.h"
 #include "nlohmann/json.hpp"
 #include "walk/action.h"
@@ -57,13 +59,28 @@ struct WalkResult {
   std::vector<Action> actions() const;
 };
 
+// What a walk tells as it goes, step by step (walk/isolated.h streams it to the process
+// that runs the walk in a child, so that what a crash interrupts is not lost).
+class WalkObserver {
+ public:
+  virtual ~WalkObserver() = default;
+  virtual void Started(const Traits& traits) {}
+  virtual void Begin(int step, const Action& action) {}                             // before its calls
+  virtual void Step(const StepRecord& record, absl::Span<const Finding> found) {}  // after them
+  virtual void Teardown() {}                                                        // before the teardown
+  virtual void Finished(absl::Span<const Finding> teardown_findings) {}
+};
+
 // Generates and runs `options.steps` actions.
-WalkResult RunWalk(ibv_context* context, const Selection& selection, const WalkOptions& options);
+WalkResult RunWalk(ibv_context* context, const Selection& selection, const WalkOptions& options,
+                   WalkObserver* observer = nullptr);
 // Runs `actions` as recorded (each skipped when the model cannot run it).
-WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions);
-// The shortest list found that still shows `signature`, by replays on the device.
-ShrinkResult ShrinkWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions,
-                        const std::string& signature, int max_runs = 150);
+WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions,
+                      WalkObserver* observer = nullptr);
+
+// A finding as walk.json holds it, and back.
+nlohmann::json ToJson(const Finding& f);
+Finding FindingFromJson(const nlohmann::json& j);
 
 // walk.json. `options` is absent for a replay.
 nlohmann::json WalkJson(const std::string& device, const std::optional<WalkOptions>& options, const WalkResult& result);

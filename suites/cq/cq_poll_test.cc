@@ -10,6 +10,7 @@
 #include "testing/async_events.h"
 #include "testing/completion_source.h"
 #include "testing/device_test.h"
+#include "testing/in_child.h"
 #include "harness/verbs/factories.h"
 
 namespace rdmacheck {
@@ -54,6 +55,34 @@ TEST_F(CqPollTest, PollForZeroEntriesConsumesNothing) {
   EXPECT_EQ(ibv_poll_cq(pair.local().recv_cq(), 0, &wc), 0);
   ASSERT_EQ(ibv_poll_cq(pair.local().recv_cq(), 1, &wc), 1);
   EXPECT_EQ(wc.wr_id, kFirstWrId);
+}
+
+RDMACHECK_ABOUT(CqPollTest, RefusedDestroyLeavesTheCqWorking,
+                "an ibv_destroy_cq refused with EBUSY (a QP still uses the CQ) leaves the CQ as it was: polling it "
+                "returns 0 and does not kill the caller, and a completion that arrives afterwards is polled from it",
+                "ibv_create_cq(3) ibv_destroy_cq: \"EBUSY: one or more QPs still associated\" (a refused verb "
+                "destroys nothing); IBTA Vol 1 11.2.7.3 (Destroy CQ)",
+                Cap::kRcQp);
+TEST_F(CqPollTest, RefusedDestroyLeavesTheCqWorking) {
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(CompletionSourceOptions(4)));
+  ibv_cq* cq = pair.local().recv_cq();
+  // Refused: the pair's QP uses the CQ (a device that destroys it anyway leaves the pair a
+  // freed CQ: CqCreateTest.DestroyWhileUsedByQpFailsBusy names that failure).
+  ASSERT_THAT(ibv_destroy_cq(cq), ErrnoIs(EBUSY));
+  // A provider that takes the CQ apart before the kernel refuses kills whoever polls it
+  // next: the poll runs in a child, so that is this test's failure, not the suite's end.
+  absl::StatusOr<int64_t> polled = CallInChild(
+      [&]() -> int64_t {
+        ibv_wc wc{};
+        return ibv_poll_cq(cq, 1, &wc);
+      },
+      DefaultWait());
+  ASSERT_THAT(polled, IsOk()) << "ibv_poll_cq on the CQ whose destroy was refused must return, not kill the caller";
+  EXPECT_EQ(*polled, 0) << "the empty CQ whose destroy was refused";
+  ASSERT_OK(FillRecvCq(pair.remote(), pair.local(), 1));
+  ASSERT_OK_AND_ASSIGN(ibv_wc wc, PollCompletion(cq));
+  EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << DescribeWc(wc);
+  EXPECT_EQ(wc.wr_id, kFirstWrId) << DescribeWc(wc);
 }
 
 struct ArmMode {

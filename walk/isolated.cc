@@ -1,0 +1,206 @@
+#include "walk/isolated.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "harness/reap.h"
+#include "harness/status.h"
+#include "harness/timeouts.h"
+#include "nlohmann/json.hpp"
+
+namespace rdmacheck::walk {
+namespace {
+
+nlohmann::json FindingsJson(absl::Span<const Finding> found) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Finding& f : found) list.push_back(ToJson(f));
+  return list;
+}
+
+// The child's side: each event one JSON line on the pipe.
+class PipeObserver : public WalkObserver {
+ public:
+  explicit PipeObserver(int fd) : fd_(fd) {}
+  void Started(const Traits& traits) override { Write({{"started", ToJson(traits)}}); }
+  void Begin(int step, const Action& action) override { Write({{"begin", step}, {"action", ToJson(action)}}); }
+  void Step(const StepRecord& record, absl::Span<const Finding> found) override {
+    Write({{"step", ToJson(record.action)}, {"outcome", record.outcome}, {"findings", FindingsJson(found)}});
+  }
+  void Teardown() override { Write({{"teardown", true}}); }
+  void Finished(absl::Span<const Finding> found) override { Write({{"finished", FindingsJson(found)}}); }
+  void Error(const std::string& message) { Write({{"error", message}}); }
+
+ private:
+  void Write(const nlohmann::json& j) {
+    const std::string line = j.dump() + "\n";
+    for (size_t done = 0; done < line.size();) {
+      const ssize_t n = write(fd_, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) _exit(3);  // the parent is gone: nobody to tell
+      done += static_cast<size_t>(n);
+    }
+  }
+  int fd_;
+};
+
+[[noreturn]] void RunChild(int fd, const DeviceOpener& open, const WalkBody& body) {
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);  // a crash is the finding; its core dump only costs time
+  PipeObserver observer(fd);
+  absl::StatusOr<SelectedDevice> device = open();
+  if (!device.ok()) {
+    observer.Error(std::string(device.status().message()));
+    _exit(2);
+  }
+  body(device->context.get(), device->selection, observer);
+  _exit(0);  // no atexit handlers: the parent owns the run
+}
+
+// The parent's side: the result rebuilt from the lines, and where the child was.
+struct Stream {
+  WalkResult result;
+  std::optional<std::pair<int, Action>> in_step;  // begun, not yet done
+  bool in_teardown = false;
+  bool finished = false;
+  std::string error;
+
+  void Line(const std::string& text) {
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) return;
+    if (j.contains("started")) result.traits = TraitsFromJson(j["started"]);
+    if (j.contains("begin")) {
+      absl::StatusOr<Action> a = ActionFromJson(j["action"]);
+      if (a.ok()) in_step = std::make_pair(j["begin"].get<int>(), *a);
+    }
+    if (j.contains("step")) {
+      absl::StatusOr<Action> a = ActionFromJson(j["step"]);
+      if (a.ok()) result.steps.push_back({*a, j.value("outcome", "")});
+      for (const nlohmann::json& f : j["findings"]) result.findings.push_back(FindingFromJson(f));
+      in_step.reset();
+    }
+    if (j.contains("teardown")) in_teardown = true;
+    if (j.contains("finished")) {
+      for (const nlohmann::json& f : j["finished"]) result.findings.push_back(FindingFromJson(f));
+      finished = true;
+    }
+    if (j.contains("error")) error = j["error"].get<std::string>();
+  }
+
+  // The step the child was in when it died or stopped answering: recorded (so walk.json
+  // replays it) with `what` as its outcome, and the finding.
+  void Interrupted(const std::string& what, const std::string& signature_what) {
+    if (in_step) {
+      result.steps.push_back({in_step->second, what});
+      result.findings.push_back({in_step->first, Describe(in_step->second), what,
+                                  absl::StrCat(signature_what, " in ", OpName(in_step->second.op))});
+    } else {
+      result.findings.push_back({0, in_teardown ? "teardown" : "set-up", what,
+                                 absl::StrCat(signature_what, in_teardown ? " in teardown" : " in set-up")});
+    }
+  }
+};
+
+}  // namespace
+
+absl::Duration StepBound() { return Scaled(absl::Seconds(120)); }
+
+absl::StatusOr<WalkResult> RunIsolated(const DeviceOpener& open, const WalkBody& body, absl::Duration step_bound) {
+  DefaultSigchld sigchld;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus(errno, "pipe2");
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int err = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return ErrnoStatus(err, "fork");
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    RunChild(fds[1], open, body);
+  }
+  close(fds[1]);
+  Stream stream;
+  std::string pending;
+  bool eof = false, silent = false;
+  pollfd p{fds[0], POLLIN, 0};
+  while (!eof) {
+    const int ready = poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(step_bound)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      silent = true;
+      break;
+    }
+    char buffer[65536];
+    const ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      eof = true;
+      break;
+    }
+    pending.append(buffer, static_cast<size_t>(n));
+    for (size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1)) {
+      stream.Line(pending.substr(0, nl));
+    }
+  }
+  close(fds[0]);
+  if (silent) {
+    std::string what = absl::StrCat("did not return within ", absl::FormatDuration(step_bound), " (the walk's process was killed)");
+    if (absl::Status gone = KillAndReap(pid); !gone.ok()) absl::StrAppend(&what, "; ", gone.message());
+    stream.Interrupted(what, "hang");
+    return stream.result;
+  }
+  // The child closed the pipe: it is ending; its exit (closing its verbs files) is bounded too.
+  absl::StatusOr<int> exited = ReapWithin(pid, KillReapBound());
+  if (absl::IsDeadlineExceeded(exited.status())) {
+    std::string what = "the walk's process did not exit after its last step (killed)";
+    if (absl::Status gone = KillAndReap(pid); !gone.ok()) absl::StrAppend(&what, "; ", gone.message());
+    stream.Interrupted(what, "hang at exit");
+    return stream.result;
+  }
+  if (!exited.ok()) return exited.status();
+  if (!stream.error.empty()) return absl::AbortedError(stream.error);
+  if (WIFSIGNALED(*exited)) {
+    const int sig = WTERMSIG(*exited);
+    const char* name = sigabbrev_np(sig) != nullptr ? sigabbrev_np(sig) : "?";
+    stream.Interrupted(absl::StrCat("the walk's process was killed by signal ", sig, " (", name, ")"),
+                       absl::StrCat("killed by ", name));
+  } else if (!stream.finished) {
+    stream.Interrupted(absl::StrCat("the walk's process exited with status ", WEXITSTATUS(*exited),
+                                    " before it finished"),
+                       "exited early");
+  }
+  return stream.result;
+}
+
+ShrinkResult ShrinkIsolated(const DeviceOpener& open, const std::vector<Action>& actions, const std::string& signature,
+                            int max_runs, absl::Duration step_bound) {
+  return Shrink(
+      actions,
+      [&](const std::vector<Action>& candidate) {
+        absl::StatusOr<WalkResult> replay = RunIsolated(
+            open,
+            [&](ibv_context* context, const Selection& selection, WalkObserver& observer) {
+              return ReplayWalk(context, selection, candidate, &observer);
+            },
+            step_bound);
+        if (!replay.ok()) return false;
+        for (const Finding& f : replay->findings) {
+          if (f.signature == signature) return true;
+        }
+        return false;
+      },
+      max_runs);
+}
+
+}  // namespace rdmacheck::walk
