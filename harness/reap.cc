@@ -1,7 +1,10 @@
 #include "harness/reap.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <fstream>
@@ -23,6 +26,26 @@ DefaultSigchld::DefaultSigchld() {
 }
 
 DefaultSigchld::~DefaultSigchld() { sigaction(SIGCHLD, &saved_, nullptr); }
+
+absl::StatusOr<PipedFork> ForkWithPipe() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus(errno, "pipe2");
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int err = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return ErrnoStatus(err, "fork");
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    const rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    return PipedFork{0, fds[1]};
+  }
+  close(fds[1]);
+  return PipedFork{pid, fds[0]};
+}
 
 namespace {
 

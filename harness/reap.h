@@ -35,6 +35,16 @@ class DefaultSigchld {
   struct sigaction saved_ {};
 };
 
+// fork() with a pipe from the child to this process, for a call or a walk that may kill
+// its caller. In the child `pid` is 0 and `fd` the pipe's write end, its core dumps are
+// off (a crash there is the finding; dumping it only costs time); in the parent `fd` is
+// the read end. Both ends are O_CLOEXEC.
+struct PipedFork {
+  pid_t pid = -1;
+  int fd = -1;
+};
+absl::StatusOr<PipedFork> ForkWithPipe();
+
 // How long a killed process may take to be gone: 10 s, scaled (harness/timeouts.h). A
 // dying process still releases what it holds, in the kernel: closing a uverbs file
 // destroys every QP, CQ and MR it owned, and rxe and siw wait for their tasks and siw for

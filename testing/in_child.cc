@@ -1,9 +1,7 @@
 #include "testing/in_child.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,40 +18,31 @@ namespace rdmacheck {
 
 absl::StatusOr<int64_t> CallInChild(const std::function<int64_t()>& fn, absl::Duration timeout) {
   DefaultSigchld sigchld;
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus(errno, "pipe2");
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int err = errno;
-    close(fds[0]);
-    close(fds[1]);
-    return ErrnoStatus(err, "fork");
-  }
+  absl::StatusOr<PipedFork> forked = ForkWithPipe();
+  if (!forked.ok()) return forked.status();
+  const pid_t pid = forked->pid;
   if (pid == 0) {
-    close(fds[0]);
-    const rlimit no_core{0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);  // a crash here is the finding; dumping its core only costs time
     const int64_t value = fn();
-    const ssize_t n = write(fds[1], &value, sizeof(value));
+    const ssize_t n = write(forked->fd, &value, sizeof(value));
     _exit(n == sizeof(value) ? 0 : 1);  // no atexit handlers, no GoogleTest teardown
   }
-  close(fds[1]);
+  const int fd = forked->fd;  // the read end
   int64_t value = 0;
   size_t got = 0;
   bool eof = false;  // the child closed its end: it returned (after writing) or died
-  pollfd p{fds[0], POLLIN, 0};
+  pollfd p{fd, POLLIN, 0};
   const absl::Time deadline = absl::Now() + timeout;
   while (!eof) {
     const int64_t left_ms = absl::ToInt64Milliseconds(deadline - absl::Now());
     if (left_ms <= 0 || poll(&p, 1, static_cast<int>(left_ms)) == 0) break;
-    const ssize_t n = read(fds[0], reinterpret_cast<char*>(&value) + got, sizeof(value) - got);
+    const ssize_t n = read(fd, reinterpret_cast<char*>(&value) + got, sizeof(value) - got);
     if (n <= 0) {
       eof = true;
     } else {
       got = std::min(sizeof(value), got + static_cast<size_t>(n));
     }
   }
-  close(fds[0]);
+  close(fd);
   // A child that closed its pipe is ending; its exit (closing the inherited verbs files) may
   // still hang in the driver, so that wait is bounded too.
   absl::StatusOr<int> exited = absl::DeadlineExceededError("still running");

@@ -1,9 +1,7 @@
 #include "walk/isolated.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,8 +52,6 @@ class PipeObserver : public WalkObserver {
 };
 
 [[noreturn]] void RunChild(int fd, const DeviceOpener& open, const WalkBody& body) {
-  const rlimit no_core{0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);  // a crash is the finding; its core dump only costs time
   PipeObserver observer(fd);
   absl::StatusOr<SelectedDevice> device = open();
   if (!device.ok()) {
@@ -116,24 +112,15 @@ absl::Duration StepBound() { return Scaled(absl::Seconds(120)); }
 
 absl::StatusOr<WalkResult> RunIsolated(const DeviceOpener& open, const WalkBody& body, absl::Duration step_bound) {
   DefaultSigchld sigchld;
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus(errno, "pipe2");
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int err = errno;
-    close(fds[0]);
-    close(fds[1]);
-    return ErrnoStatus(err, "fork");
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    RunChild(fds[1], open, body);
-  }
-  close(fds[1]);
+  absl::StatusOr<PipedFork> forked = ForkWithPipe();
+  if (!forked.ok()) return forked.status();
+  const pid_t pid = forked->pid;
+  if (pid == 0) RunChild(forked->fd, open, body);
+  const int fd = forked->fd;  // the read end
   Stream stream;
   std::string pending;
   bool eof = false, silent = false;
-  pollfd p{fds[0], POLLIN, 0};
+  pollfd p{fd, POLLIN, 0};
   while (!eof) {
     const int ready = poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(step_bound)));
     if (ready < 0 && errno == EINTR) continue;
@@ -142,7 +129,7 @@ absl::StatusOr<WalkResult> RunIsolated(const DeviceOpener& open, const WalkBody&
       break;
     }
     char buffer[65536];
-    const ssize_t n = read(fds[0], buffer, sizeof buffer);
+    const ssize_t n = read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       eof = true;
@@ -153,7 +140,7 @@ absl::StatusOr<WalkResult> RunIsolated(const DeviceOpener& open, const WalkBody&
       stream.Line(pending.substr(0, nl));
     }
   }
-  close(fds[0]);
+  close(fd);
   if (silent) {
     std::string what = absl::StrCat("did not return within ", absl::FormatDuration(step_bound), " (the walk's process was killed)");
     if (absl::Status gone = KillAndReap(pid); !gone.ok()) absl::StrAppend(&what, "; ", gone.message());
