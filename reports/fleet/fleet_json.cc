@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reports/fleet/fault_side.h"
 #include "reports/fleet/fleet_output.h"
 
 namespace rdmacheck {
@@ -121,6 +122,18 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
                      {"summary", SummaryToJson(p.summary)},
                      {"bench", std::move(bench)}});
   }
+  nlohmann::json at_fault = nlohmann::json::array();
+  for (const FaultCall& call : WhichSideIsAtFault(fleet.pairs)) {
+    const char* side = call.side == FaultCall::Side::kNode   ? "node"
+                       : call.side == FaultCall::Side::kPath ? "path"
+                                                             : "undecided";
+    nlohmann::json c = {{"side", side}, {"nodes", call.nodes}, {"line", call.line}};
+    if (call.side == FaultCall::Side::kNode) {
+      c["failed_partners"] = call.failed_partners;
+      c["partners"] = call.partners;
+    }
+    at_fault.push_back(std::move(c));
+  }
   return {{"schema", kFleetSchema},
           {"generated", fleet.generated},
           {"slow_fraction", fleet.options.slow_fraction},
@@ -136,7 +149,8 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
             {"slow_pairs", fleet.SlowPairs()},
             {"outliers", fleet.Outliers()}}},
           {"nodes", std::move(nodes)},
-          {"pairs", std::move(pairs)}};
+          {"pairs", std::move(pairs)},
+          {"at_fault", std::move(at_fault)}};
 }
 
 }  // namespace rdmacheck

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "reports/fleet/fault_side.h"
 #include "reports/presentation.h"
 #include "reports/report_output.h"
 
@@ -26,6 +27,11 @@ std::string FleetHeadline(const FleetReport& fleet) {
   if (!fleet.pairs.empty()) {
     absl::StrAppend(&line, ": ", fleet.pairs.size() - fleet.FailedPairs() - fleet.SlowPairs(), " ok, ",
                     fleet.FailedPairs(), " failed, ", fleet.SlowPairs(), " slow");
+  }
+  // Which side the failed pairs point at (fault_side.h), before the outliers.
+  if (const std::vector<FaultCall> calls = WhichSideIsAtFault(fleet.pairs); !calls.empty()) {
+    absl::StrAppend(&line, "; at fault: ", calls.front().line,
+                    calls.size() > 1 ? absl::StrCat(" (+", calls.size() - 1, " more)") : "");
   }
   const std::vector<std::string> outliers = fleet.Outliers();
   if (!outliers.empty()) {
@@ -52,6 +58,7 @@ std::string FleetSummaryText(const FleetReport& fleet, const std::vector<std::st
                     findings.size() > 1 ? absl::StrCat(" (+", findings.size() - 1, " more)") : "", "\n");
   }
   if (shown > 10) absl::StrAppend(&out, "  ... ", shown - 10, " more nodes in the report\n");
+  for (const FaultCall& call : WhichSideIsAtFault(fleet.pairs)) absl::StrAppend(&out, "  at fault: ", call.line, "\n");
   for (const FleetPair& p : fleet.pairs) {
     if (!p.Failed() && !p.slow) break;  // sorted: trouble first
     const std::vector<std::string> findings = PairFindings(p);
