@@ -197,6 +197,25 @@ TEST(FleetOfThreeTest, AFailureEveryNodeSharesMakesNoOutlier) {
   EXPECT_THAT(FleetHeadline(fleet), Not(HasSubstr("outliers")));
 }
 
+// Drift: a setting the run recorded as it chose it (the port's active MTU, the GID index
+// and type) unlike the majority's makes the node an outlier, named with both values.
+TEST(FleetOfThreeTest, ASettingUnlikeTheMajorityIsDrift) {
+  std::vector<DeviceRun> runs;
+  for (const char* host : {"a", "b", "c"}) {
+    runs.push_back(NodeRun(host, 5));
+    runs.back().results.environment.update({{"active_mtu", 4096}, {"gid_index", 3}, {"gid_type", "RoCEv2"}});
+  }
+  runs[1].results.environment["active_mtu"] = 1024;
+  runs[1].results.environment["gid_type"] = "RoCEv1";
+  FleetReport fleet = BuildFleet(runs, {{}, {}, {}}, {});
+  const FleetNode& b = Node(fleet, "b");
+  EXPECT_EQ(b.verdict, NodeVerdict::kOutlier);
+  EXPECT_THAT(DifferencesOf(b), ElementsAre(Diff("setting", "active_mtu", "1024", "4096"),
+                                            Diff("setting", "gid_type", "RoCEv1", "RoCEv2")));
+  EXPECT_THAT(NodeFindings(fleet, b), Contains("mlx5_0: setting active_mtu: 1024 (fleet: 4096)"));
+  EXPECT_THAT(fleet.Outliers(), ElementsAre("b"));
+}
+
 TEST(FleetOfTwoTest, AFailedPairIsTrouble) {
   DeviceRun pair = PairRun("a", "b", 5);
   pair.results.tests[0].status = TestStatus::kFail;

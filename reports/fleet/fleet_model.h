@@ -29,7 +29,8 @@
 // by ci/slurm/rdmacheck-fleet.sbatch); with no such directory, that its step never ran.
 // The majority is taken per device name (every node's "mlx5_0" together), item by item:
 // each test's status, each capability's outcome, the versions (driver, firmware, kernel,
-// rdma-core), whether the device's counters moved with a test's traffic (a traffic flag).
+// rdma-core), the settings a run chose (active MTU, GID index and type, link layer: drift),
+// whether the device's counters moved with a test's traffic (a traffic flag).
 // When outcomes tie, the healthier one is taken as the majority (pass over xfail over skip
 // over not run over fail), so in a fleet of two the broken node is the one named.
 //
@@ -60,7 +61,7 @@ struct FleetOptions {
 
 // One way a node's run differs from the fleet's majority.
 struct Difference {
-  std::string kind;      // "test", "capability", "version", "counters", "device"
+  std::string kind;      // "test", "capability", "version", "setting", "counters", "device"
   std::string subject;   // the test, capability, version key (kernel, fw_ver, ...) or device
   std::string value;     // this node's ("" : none)
   std::string majority;  // the fleet's

@@ -12,8 +12,14 @@
 namespace rdmacheck {
 namespace {
 
-// The versions a fleet should agree on (results.json environment keys).
-constexpr const char* kVersionKeys[] = {"driver", "fw_ver", "kernel", "rdma_core"};
+// What a fleet's devices of one name should agree on (results.json environment keys): the
+// versions, then the settings each run recorded as it chose them (the port's active MTU,
+// the GID index and type the connections used, the link layer). A setting unlike the
+// majority's is drift: a node with MTU 1024 where the rest run 4096, a GID on another
+// index or of another type (RoCEv1 where the rest use RoCEv2).
+constexpr const char* kVersionKeys[] = {"driver", "fw_ver", "kernel", "rdma_core",
+                                        "active_mtu", "gid_index", "gid_type", "link_layer"};
+constexpr size_t kVersions = 4;  // the first four: "version", the rest "setting"
 
 std::string HostOf(const DeviceRun& run) {
   const std::string host = JsonText(run.results.environment.value("hostname", nlohmann::json()));
@@ -224,7 +230,7 @@ void FleetTally::JudgeGroup(const std::vector<size_t>& group, const std::vector<
     const std::string majority = Majority(values);
     for (size_t k : group) {
       const std::string& value = strings_[pattern_of(k).versions[i]];
-      if (value != majority) differences[k].push_back({"version", kVersionKeys[i], value, majority});
+      if (value != majority) differences[k].push_back({i < kVersions ? "version" : "setting", kVersionKeys[i], value, majority});
     }
   }
 }

@@ -47,7 +47,7 @@ class FleetTally {
   struct Pattern {
     std::vector<std::pair<uint32_t, uint8_t>> tests;  // (test id, status code | kFlagged), by id
     std::vector<std::pair<uint32_t, uint32_t>> capabilities;  // (capability id, outcome string id), by id
-    std::array<uint32_t, 4> versions{};  // string ids of driver, fw_ver, kernel, rdma_core
+    std::array<uint32_t, 8> versions{};  // string ids of the versions and settings (kVersionKeys)
     uint32_t kind = 0;                   // string id of "mlx5 15b3:101d" (fleet_model.h)
     // Filled by Finish: by test id (kNotRun where absent), by capability id (the id of "").
     std::vector<uint8_t> dense_tests;
