@@ -172,6 +172,14 @@ BenchPoint MeasureLatency(ConnectedPair& pair, const std::string& op, uint32_t s
 
 BenchPoint MeasureBandwidth(ConnectedPair& pair, const std::string& op, uint32_t size, int iterations,
                             absl::Duration budget) {
+  // iWARP has no receiver-not-ready retry: a SEND that finds no posted receive ends the
+  // connection (RFC 5041 7.2, DDP untagged buffer error; the sender sees
+  // IBV_WC_LOC_QP_OP_ERR). A sink that reposts late (a loaded peer) would then fail the
+  // point, so on iWARP every receive is posted before the first SEND: at most kRecvDepth.
+  ibv_context* context = pair.local().context();
+  if (op == "send" && context != nullptr && context->device->transport_type == IBV_TRANSPORT_IWARP) {
+    iterations = std::min<int>(iterations, kRecvDepth);
+  }
   BenchPoint p = Point(op, "bandwidth", size, iterations);
   absl::StatusOr<double> seconds;
   if (op == "write" || op == "read") {
