@@ -272,6 +272,9 @@ const MessageFormat kFormats[] = {
     {"suites/qp_state/sqd_test.cc", "<< \"SQD->RTS did not resume the held sends: \"",
      "Value of: resumed.ok()\n  Actual: false\nExpected: true\nSQD->RTS did not resume the held sends: "
      "DEADLINE_EXCEEDED: timed out after {%duration} waiting for completions: {!int} of {%count} arrived"},
+    {"harness/leftover_completions.cc", "\"more completions than posted work requests: \"",
+     "more completions than posted work requests: 2 posted, 2 polled during the test, {!int} left over on the send CQ "
+     "of QP 1: wr_id 2, IBV_WC_RDMA_READ, IBV_WC_WR_FLUSH_ERR (every work request completes exactly once)"},
     {"suites/errors/faults_test.cc", "<< \", never completed (\"",
      "Value of: wc.ok()\n  Actual: false\nExpected: true\na SEND to a responder that drops it, with retry_cnt 7, never "
      "completed (8 tries of 4.2 ms each bound it): timed out after {%duration} waiting for completions: {!int} of 1 arrived"},
