@@ -260,6 +260,9 @@ const MessageFormat kFormats[] = {
     {"wire/roce_check.cc", "\", expected PSN \"",
      "rxe.pcap:{%frame}: roce.read_response: RC RDMA READ Response {!position} at PSN {%psn}, expected PSN {%psn} "
      "(IBTA Vol 1 9.4)"},
+    {"wire/roce_recovery.cc", "\" for retry \", r.retries,",
+     "rxe.pcap:{%frame}: roce.retry_count: the requester goes back to PSN {%psn} for retry {!int} without a response "
+     "acknowledging progress: retry_cnt 7 allows 7 (no PSN sent more than 8 times in a row) (IBTA Vol 1 9.7)"},
     {"wire/iwarp_check.cc", "\"error type \", type, \" is not defined for layer \", layer",
      "siw.pcap:{%frame}: iwarp.terminate: TERMINATE: error type {!nibble} is not defined for layer {!nibble} "
      "(RFC 5040 4.8)"},

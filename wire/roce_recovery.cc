@@ -39,9 +39,13 @@ void RoceRecovery::OnRequest(const RocePacket& p, const std::string& flow, int64
     // The requester. Going back is a retry (after a NAK or its timer); one after an RNR NAK
     // counts against rnr_retry instead (rxe_comp.c: COMPST_RNR_RETRY).
     if (u < r.next_min) {
+      // Only what was never acknowledged is retried (IBTA Vol 1 9.7.6.1): a PSN already
+      // acknowledged sent again is no retry of it (a duplicate, or the QP number and PSN
+      // used again by a new hand-wired connection) and counts against no retry_cnt.
+      const bool acknowledged = r.acked && u <= *r.acked;
       if (r.rnr_pending) {
         r.rnr_pending = false;
-      } else if (++r.retries == retry_cnt_ + 1) {
+      } else if (!acknowledged && ++r.retries == retry_cnt_ + 1) {
         Flag(p, "roce.retry_count", flow,
              absl::StrCat("the requester goes back to PSN ", Psn(u), " for retry ", r.retries,
                           " without a response acknowledging progress",
