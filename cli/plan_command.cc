@@ -14,6 +14,7 @@
 #include "plan/coverage.h"
 #include "plan/coverage_render.h"
 #include "plan/promise_parser.h"
+#include "plan/providers.h"
 #include "plan/prose.h"
 #include "plan/test_ids.h"
 #include "plan/test_plan.h"
@@ -109,10 +110,22 @@ int PlanCommand(const std::vector<std::string>& positional) {
   }
   Coverage coverage = MeasureCoverage(*promises, *checks, Catalogue(), run ? &*run : nullptr);
   coverage.dropped_prose = dropped;
+
+  // With a run of a known provider: the documented errors of the verbs it implements.
+  std::optional<ProviderErrors> errors;
+  if (run && !run->driver.empty()) {
+    absl::StatusOr<Providers> providers = LoadProviders(absl::StrCat(data_dir, "/providers.json"));
+    if (!providers.ok()) return UsageError(providers.status());
+    if (auto p = providers->find(run->driver); p != providers->end()) errors = MeasureProviderErrors(coverage, p->second);
+  }
   if (format == "json") {
-    std::cout << CoverageJson(coverage).dump(2) << std::endl;
+    nlohmann::json out = CoverageJson(coverage);
+    if (errors) out["provider_errors"] = ProviderErrorsJson(*errors);
+    std::cout << out.dump(2) << std::endl;
+  } else if (format == "md") {
+    std::cout << CoverageMarkdown(coverage) << (errors ? "\n" + ProviderErrorsMarkdown(*errors) : "") << std::flush;
   } else {
-    std::cout << (format == "md" ? CoverageMarkdown(coverage) : CoverageText(coverage)) << std::flush;
+    std::cout << (errors ? ProviderErrorsText(*errors) + "\n" : "") << CoverageText(coverage) << std::flush;
   }
   return kExitOk;
 }

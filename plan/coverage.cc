@@ -49,6 +49,7 @@ absl::StatusOr<RunEvidence> LoadRunEvidence(const std::string& dir) {
   if (std::filesystem::exists(results, ec)) {
     absl::StatusOr<nlohmann::json> j = ReadJson(results);
     if (!j.ok()) return j.status();
+    run.driver = j->value("environment", nlohmann::json::object()).value("driver", "");
     for (const nlohmann::json& t : j->value("tests", nlohmann::json::array())) {
       const std::string key = TestKey(t.value("name", ""));
       const std::string status = t.value("status", ""), capability = t.value("capability", "");
@@ -62,7 +63,8 @@ absl::StatusOr<RunEvidence> LoadRunEvidence(const std::string& dir) {
   if (std::filesystem::exists(caps, ec)) {
     absl::StatusOr<nlohmann::json> j = ReadJson(caps);
     if (!j.ok()) return j.status();
-    for (const auto& [cap, seen] : j->value("observed", nlohmann::json::object()).items()) {
+    const nlohmann::json observed = j->value("observed", nlohmann::json::object());  // items() must not outlive it
+    for (const auto& [cap, seen] : observed.items()) {
       if (seen.is_object() && seen.value("outcome", "") != "supported") run.absent.insert(cap);
     }
   }

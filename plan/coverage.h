@@ -26,6 +26,7 @@ namespace rdmacheck {
 // What one run directory says about the device.
 struct RunEvidence {
   std::string dir;
+  std::string driver;                              // the environment's driver ("rxe"), "" when not recorded
   std::map<std::string, std::string> skipped_for;  // "Fixture.Name" -> the capability it was skipped for
   std::set<std::string> ran;                       // "Fixture.Name" of tests that reached a verdict
   std::set<std::string> absent;                    // capability names the probe found not supported

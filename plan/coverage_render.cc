@@ -68,7 +68,71 @@ std::string Header(const Coverage& c) {
   return s;
 }
 
+std::string ProviderTotalsLine(const ProviderErrors& e) {
+  return absl::StrCat(e.errors, " documented errors of the ", e.verbs, " verbs ", e.provider, " implements: ", e.tested,
+                      " tested, ", e.untestable, " untestable on this device, ", e.no_failing_path, " ", e.provider,
+                      " cannot return, ", e.untested, " untested (", e.verbs_complete, " of ", e.verbs,
+                      " verbs complete)");
+}
+
+// The errors of `e` no test checks; with cannot_return, those the provider cannot return ("id: why").
+std::vector<std::string> ProviderErrorList(const ProviderErrors& e, bool cannot_return) {
+  std::vector<std::string> out;
+  for (const auto& [verb, errors] : e.by_verb) {
+    for (const ProviderErrors::Error& err : errors) {
+      const std::string id = err.coverage->promise->Id();
+      if (cannot_return && !err.no_failing_path.empty()) out.push_back(absl::StrCat(id, ": ", err.no_failing_path));
+      if (!cannot_return && err.no_failing_path.empty() && err.coverage->state == CoverageState::kUntested) {
+        out.push_back(id);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string ProviderErrorsText(const ProviderErrors& e) {
+  std::string s = absl::StrCat(ProviderTotalsLine(e), "\n    ops table: ", e.ops_table, "\n");
+  for (const std::string& id : ProviderErrorList(e, false)) absl::StrAppend(&s, "    untested: ", id, "\n");
+  for (const std::string& id : ProviderErrorList(e, true)) absl::StrAppend(&s, "    cannot return: ", id, "\n");
+  if (!e.undocumented.empty()) {
+    absl::StrAppend(&s, "    no man page: ", absl::StrJoin(e.undocumented, ", "), "\n");
+  }
+  return s;
+}
+
+std::string ProviderErrorsMarkdown(const ProviderErrors& e) {
+  std::string s = absl::StrCat("## Documented errors of the verbs ", e.provider, " implements\n\n", ProviderTotalsLine(e),
+                               " (ops table: ", e.ops_table, ").\n\n| Error | State |\n|---|---|\n");
+  for (const std::string& id : ProviderErrorList(e, false)) absl::StrAppend(&s, "| `", id, "` | untested |\n");
+  for (const std::string& line : ProviderErrorList(e, true)) {
+    const size_t colon = line.find(": ");
+    absl::StrAppend(&s, "| `", line.substr(0, colon), "` | ", e.provider, " cannot return it: ", line.substr(colon + 2),
+                    " |\n");
+  }
+  return s;
+}
+
+nlohmann::json ProviderErrorsJson(const ProviderErrors& e) {
+  nlohmann::json verbs = nlohmann::json::object();
+  for (const auto& [verb, errors] : e.by_verb) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const ProviderErrors::Error& err : errors) {
+      nlohmann::json one = {{"id", err.coverage->promise->Id()}, {"state", CoverageStateName(err.coverage->state)},
+                            {"tests", err.coverage->tests}};
+      if (!err.no_failing_path.empty()) one["cannot_return"] = err.no_failing_path;
+      list.push_back(std::move(one));
+    }
+    verbs[verb] = std::move(list);
+  }
+  return {{"provider", e.provider},     {"ops_table", e.ops_table},
+          {"verbs", e.verbs},           {"verbs_complete", e.verbs_complete},
+          {"errors", e.errors},         {"tested", e.tested},
+          {"untestable", e.untestable}, {"cannot_return", e.no_failing_path},
+          {"untested", e.untested},     {"by_verb", verbs},
+          {"undocumented", e.undocumented}};
+}
 
 std::string CoverageTotalsLine(const Coverage& c) {
   return absl::StrCat(c.verbs.size(), " verbs, ", c.promises, " promises: ", c.tested, " tested, ", c.untestable,

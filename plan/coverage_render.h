@@ -8,6 +8,7 @@
 
 #include "nlohmann/json.hpp"
 #include "plan/coverage.h"
+#include "plan/providers.h"
 
 namespace rdmacheck {
 
@@ -15,6 +16,12 @@ std::string CoverageTotalsLine(const Coverage& c);  // "170 verbs, 1234 promises
 std::string CoverageText(const Coverage& c);
 std::string CoverageMarkdown(const Coverage& c);
 nlohmann::json CoverageJson(const Coverage& c);
+
+// The documented errors of the verbs one provider implements: a totals line, then what is
+// untested and what the provider cannot return (with why). Printed above the per-verb list.
+std::string ProviderErrorsText(const ProviderErrors& e);
+std::string ProviderErrorsMarkdown(const ProviderErrors& e);
+nlohmann::json ProviderErrorsJson(const ProviderErrors& e);
 
 }  // namespace rdmacheck
 

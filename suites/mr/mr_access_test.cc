@@ -189,6 +189,21 @@ TEST_P(MrForbiddenAccessTest, RegisterFailsEinval) {
   }
 }
 
+RDMACHECK_ABOUT(MrForbiddenAccessTest, RegisterAtAnIovaFailsEinval,
+                "ibv_reg_mr_iova with REMOTE_WRITE or REMOTE_ATOMIC but without LOCAL_WRITE returns NULL with errno "
+                "EINVAL, as ibv_reg_mr does: an iova moves the addresses the MR answers to, not the rights it may have. "
+                "Fails when the MR is registered, or refused with another errno",
+                "ibv_reg_mr(3) (ibv_reg_mr_iova; \"EINVAL: invalid access value\"); IBTA Vol 1 10.6.3");
+TEST_P(MrForbiddenAccessTest, RegisterAtAnIovaFailsEinval) {
+  constexpr uint64_t kIova = 0x10000;
+  errno = 0;
+  MrPtr mr(ibv_reg_mr_iova(pd_.get(), buffer_.data(), buffer_.size(), kIova, GetParam()));
+  EXPECT_EQ(mr, nullptr) << "registered at iova 0x10000 with access 0x" << std::hex << GetParam();
+  if (!mr) {
+    EXPECT_THAT(errno, ErrnoIs(EINVAL));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Forbidden, MrForbiddenAccessTest, ::testing::ValuesIn(AccessCombinations(false)),
                          AccessName);
 

@@ -9,6 +9,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -368,6 +369,86 @@ TEST_F(CmMulticastTest, JoinedIdsReceiveUntilTheyLeave) {
   ASSERT_OK(SendToGroup(sender, ah.get(), ud.qkey, 2));
   ExpectNothing(one->member(), quiet, "after rdma_leave_multicast");
   ExpectNothing(two->member(), quiet, "after rdma_leave_multicast");
+}
+
+// What ibv_attach_mcast, ibv_detach_mcast and ibv_destroy_qp refuse: a QP that is not UD,
+// a GID that is not a multicast one, a group the QP never joined, and destroying a QP
+// still attached. Each returns the value of errno (the kernel's ib_attach_mcast,
+// ib_uverbs_detach_mcast and uverbs_free_qp, drivers/infiniband/core). No datagram is sent.
+class MulticastRefusalTest : public DeviceTest {
+ protected:
+  void SetUp() override {
+    DeviceTest::SetUp();
+    if (IsSkipped()) return;
+    ASSERT_OK_AND_ASSIGN(pd_, AllocPd(context()));
+    ASSERT_OK_AND_ASSIGN(cq_, CreateCq(context(), 16));
+    group_ = MulticastGroupFor(selection().gid, 5);
+  }
+  absl::StatusOr<QpPtr> Qp(ibv_qp_type type) { return CreateQp(pd_.get(), QpInitAttr(type, cq_.get())); }
+
+  PdPtr pd_;
+  CqPtr cq_;
+  MulticastGroup group_;
+};
+
+RDMACHECK_ABOUT(MulticastRefusalTest, AttachingAnRcQpFailsEinval,
+                "ibv_attach_mcast of an RC QP to a multicast group returns EINVAL: only UD QPs join groups. Fails "
+                "when the attach succeeds or returns another value",
+                "IBTA Vol 1 10.5 (multicast is for unreliable datagram QPs), 11.3.1; ibv_attach_mcast(3) (\"returns "
+                "0 on success, or the value of errno on failure\"); drivers/infiniband/core/verbs.c ib_attach_mcast",
+                Cap::kMulticast, Cap::kRcQp);
+TEST_F(MulticastRefusalTest, AttachingAnRcQpFailsEinval) {
+  ASSERT_OK_AND_ASSIGN(QpPtr rc, Qp(IBV_QPT_RC));
+  const int rc_attach = ibv_attach_mcast(rc.get(), &group_.gid, 0);
+  EXPECT_THAT(rc_attach, ErrnoIs(EINVAL)) << "ibv_attach_mcast(RC QP, " << group_.text << ")";
+  if (rc_attach == 0) EXPECT_EQ(ibv_detach_mcast(rc.get(), &group_.gid, 0), 0);
+}
+
+RDMACHECK_ABOUT(MulticastRefusalTest, AttachingToAUnicastGidFailsEinval,
+                "ibv_attach_mcast of a UD QP to the port's own (unicast) GID returns EINVAL: a group's GID is a "
+                "multicast address (first byte 0xff). Fails when the attach succeeds or returns another value",
+                "IBTA Vol 1 4.1.1 (multicast GIDs: 0xFF prefix), 11.3.1; ibv_attach_mcast(3); "
+                "drivers/infiniband/core/verbs.c ib_attach_mcast (rdma_is_multicast_addr)",
+                Cap::kMulticast, Cap::kUdQp);
+TEST_F(MulticastRefusalTest, AttachingToAUnicastGidFailsEinval) {
+  ASSERT_OK_AND_ASSIGN(QpPtr ud, Qp(IBV_QPT_UD));
+  const ibv_gid unicast = selection().gid.gid;
+  const int attach = ibv_attach_mcast(ud.get(), &unicast, 0);
+  EXPECT_THAT(attach, ErrnoIs(EINVAL)) << "ibv_attach_mcast(UD QP, " << selection().gid.Address() << ")";
+  if (attach == 0) EXPECT_EQ(ibv_detach_mcast(ud.get(), &unicast, 0), 0);
+}
+
+RDMACHECK_ABOUT(MulticastRefusalTest, DetachingAGroupNeverJoinedFailsEinval,
+                "ibv_detach_mcast of a UD QP from a group it was never attached to returns EINVAL. Fails when the "
+                "detach returns 0 or another value",
+                "IBTA Vol 1 11.3.1 (detach QP from multicast group); ibv_attach_mcast(3) (ibv_detach_mcast: \"returns "
+                "0 on success, or the value of errno on failure\"); drivers/infiniband/core/uverbs_cmd.c "
+                "ib_uverbs_detach_mcast",
+                Cap::kMulticast, Cap::kUdQp);
+TEST_F(MulticastRefusalTest, DetachingAGroupNeverJoinedFailsEinval) {
+  ASSERT_OK_AND_ASSIGN(QpPtr ud, Qp(IBV_QPT_UD));
+  EXPECT_THAT(ibv_detach_mcast(ud.get(), &group_.gid, 0), ErrnoIs(EINVAL)) << "ibv_detach_mcast(" << group_.text << ")";
+}
+
+RDMACHECK_ABOUT(MulticastRefusalTest, DestroyingAnAttachedQpFailsBusy,
+                "ibv_destroy_qp of a UD QP still attached to a group returns EBUSY and the QP is still there (it "
+                "detaches with 0 and is then destroyed with 0). Fails when the QP is destroyed while attached, or "
+                "the refusal is another value",
+                "ibv_create_qp(3) (\"ibv_destroy_qp() fails if the QP is attached to a multicast group\"); "
+                "ibv_destroy_qp returns the value of errno on failure; drivers/infiniband/core/"
+                "uverbs_std_types_qp.c uverbs_free_qp (-EBUSY while the mcast list is not empty)",
+                Cap::kMulticast, Cap::kUdQp);
+TEST_F(MulticastRefusalTest, DestroyingAnAttachedQpFailsBusy) {
+  ASSERT_OK_AND_ASSIGN(QpPtr ud, Qp(IBV_QPT_UD));
+  ASSERT_EQ(ibv_attach_mcast(ud.get(), &group_.gid, 0), 0) << "ibv_attach_mcast(" << group_.text << ")";
+  const int destroyed = ibv_destroy_qp(ud.get());
+  if (destroyed == 0) {
+    ud.release();  // gone: the deleter must not destroy it again
+    FAIL() << "ibv_destroy_qp destroyed a QP attached to " << group_.text;
+  }
+  EXPECT_THAT(destroyed, ErrnoIs(EBUSY)) << "ibv_destroy_qp of an attached QP";
+  EXPECT_EQ(ibv_detach_mcast(ud.get(), &group_.gid, 0), 0) << "the refused QP no longer detaches";
+  EXPECT_EQ(ibv_destroy_qp(ud.release()), 0) << "the detached QP is not destroyed";
 }
 
 }  // namespace

@@ -188,6 +188,31 @@ TEST_F(QpCreateTest, ZeroRecvQueueWithSrqIsCreated) {
   EXPECT_OK(CreateQp(pd_.get(), attr));
 }
 
+RDMACHECK_ABOUT(QpCreateTest, CreateExBeyondTheWrLimitFailsEinval,
+                "ibv_create_qp_ex for an RC QP with the ibv_wr_* SEND op (comp_mask PD | SEND_OPS_FLAGS) and "
+                "max_send_wr = max_qp_wr + 1 returns NULL with errno EINVAL, as ibv_create_qp does. Fails when the QP "
+                "is created, or refused with another errno",
+                "ibv_create_qp_ex(3) (\"returns a pointer to the created QP, or NULL if the request fails\"); IBTA "
+                "Vol 1 11.2.4.1 (Create QP: requested resources beyond the CA's capability are an error)",
+                Cap::kRcQp, Cap::kQpEx);
+TEST_F(QpCreateTest, CreateExBeyondTheWrLimitFailsEinval) {
+  const uint32_t asked = static_cast<uint32_t>(device_attr().orig_attr.max_qp_wr) + 1;
+  ibv_qp_init_attr_ex attr{};
+  attr.qp_type = IBV_QPT_RC;
+  attr.send_cq = attr.recv_cq = cq_.get();
+  attr.cap = {asked, 1, 1, 1, 0};
+  attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+  attr.pd = pd_.get();
+  attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
+  errno = 0;
+  QpPtr qp(ibv_create_qp_ex(context(), &attr));
+  EXPECT_EQ(qp, nullptr) << "max_send_wr = " << asked << " (max_qp_wr + 1) was created, with max_send_wr "
+                         << attr.cap.max_send_wr;
+  if (!qp) {
+    EXPECT_THAT(errno, ErrnoIs(EINVAL));
+  }
+}
+
 RDMACHECK_ABOUT(QpCreateTest, UnknownTypeFails,
                 "ibv_create_qp with a QP type that does not exist fails (NULL, errno set); the errno is recorded",
                 "IBTA Vol 1 11.2.4.1 (Create QP: invalid service type); ibv_create_qp(3)");

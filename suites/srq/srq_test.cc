@@ -82,6 +82,27 @@ TEST_P(SrqBeyondLimitTest, CreateFailsEinval) {
   }
 }
 
+RDMACHECK_ABOUT(SrqBeyondLimitTest, CreateExFailsEinval,
+                "ibv_create_srq_ex for a basic SRQ (comp_mask TYPE | PD) with max_srq_wr+1 WRs or max_srq_sge+1 SGEs "
+                "returns NULL with errno EINVAL, as ibv_create_srq does. Fails when the SRQ is created, or refused "
+                "with another errno",
+                "ibv_create_srq_ex(3) (\"returns a pointer to the created SRQ, or NULL if the request fails\"); "
+                "IBTA Vol 1 ch. 11 (Create SRQ)",
+                Cap::kSrq);
+TEST_P(SrqBeyondLimitTest, CreateExFailsEinval) {
+  ibv_srq_init_attr_ex attr{};
+  attr.attr = SrqAttr(GetParam().max_wr(device_attr().orig_attr), GetParam().max_sge(device_attr().orig_attr)).attr;
+  attr.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
+  attr.srq_type = IBV_SRQT_BASIC;
+  attr.pd = pd_.get();
+  errno = 0;
+  SrqPtr srq(ibv_create_srq_ex(context(), &attr));
+  EXPECT_EQ(srq, nullptr) << "an SRQ beyond the device's limits was created through ibv_create_srq_ex";
+  if (!srq) {
+    EXPECT_THAT(errno, ErrnoIs(kInvalidSrqAttrErrno));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, SrqBeyondLimitTest,
     ::testing::Values(
