@@ -16,6 +16,13 @@ std::vector<Mutant> AccessMutants() {
          // REMOTE_WRITE without LOCAL_WRITE is refused (ibv_reg_mr(3)): widen only where it is not.
          return access | IBV_ACCESS_REMOTE_READ | ((access & IBV_ACCESS_LOCAL_WRITE) ? IBV_ACCESS_REMOTE_WRITE : 0);
        }},
+      {.name = "mr_forbidden_rights_accepted",
+       .what = "an MR asked for remote write or remote atomic without local write is registered, with local write added",
+       .suites = "mr", .filter = "Forbidden/MrForbiddenAccessTest.*", .devices = "", .survives = nullptr,
+       .mr_access = [](int access) {
+         const bool remote_write = access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+         return remote_write && !(access & IBV_ACCESS_LOCAL_WRITE) ? access | IBV_ACCESS_LOCAL_WRITE : access;
+       }},
       // siw deviates this way already (siw.json): on rxe0 only.
       {.name = "mr_iova_ignored",
        .what = "ibv_reg_mr_iova2 registers the MR at its virtual address, whatever iova was asked for",

@@ -19,6 +19,7 @@ std::vector<Mutant> CmMutants();               // cm_events.cc: rdma_cm events a
 std::vector<Mutant> AcceptedFailureMutants();  // accepted_failures.cc: accepted, then completed in error
 std::vector<Mutant> MemoryOpMutants();         // memory_ops.cc: ATOMIC WRITE's bytes and refusals
 std::vector<Mutant> SendFlagMutants();         // send_flags.cc: IBV_SEND_SIGNALED, IBV_SEND_SOLICITED ignored
+std::vector<Mutant> MulticastMutants();        // multicast.cc: attach, detach and destroy refusals accepted
 
 }  // namespace rdmacheck::mutants
 

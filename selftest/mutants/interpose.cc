@@ -226,7 +226,8 @@ int ibv_query_device(ibv_context* context, ibv_device_attr* attr) {
 
 int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, ibv_qp_init_attr* init) {
   static auto real = Real<int (*)(ibv_qp*, ibv_qp_attr*, int, ibv_qp_init_attr*)>("ibv_query_qp");
-  int ret = real(qp, attr, mask, init);
+  int ret = Active() && Active()->query_qp_call ? Active()->query_qp_call(real, qp, attr, mask, init)
+                                                : real(qp, attr, mask, init);
   if (ret != 0 || !Active() || !Active()->query_qp) return ret;
   ibv_qp_init_attr unused{};
   ibv_qp_init_attr* const init_or_copy = init ? init : &unused;
@@ -250,8 +251,20 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
 
 int ibv_destroy_qp(ibv_qp* qp) {
   static auto real = Real<int (*)(ibv_qp*)>("ibv_destroy_qp");
-  if (Active()) rdmacheck::mutants::ForgetQp(qp);
-  return real(qp);
+  if (!Active()) return real(qp);
+  const int ret = Active()->destroy_qp ? Active()->destroy_qp(real, qp) : real(qp);
+  if (ret == 0) rdmacheck::mutants::ForgetQp(qp);
+  return ret;
+}
+
+int ibv_attach_mcast(ibv_qp* qp, const ibv_gid* gid, uint16_t lid) {
+  static auto real = Real<int (*)(ibv_qp*, const ibv_gid*, uint16_t)>("ibv_attach_mcast");
+  return Active() && Active()->attach_mcast ? Active()->attach_mcast(real, qp, gid, lid) : real(qp, gid, lid);
+}
+
+int ibv_detach_mcast(ibv_qp* qp, const ibv_gid* gid, uint16_t lid) {
+  static auto real = Real<int (*)(ibv_qp*, const ibv_gid*, uint16_t)>("ibv_detach_mcast");
+  return Active() && Active()->detach_mcast ? Active()->detach_mcast(real, qp, gid, lid) : real(qp, gid, lid);
 }
 
 ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* init) {

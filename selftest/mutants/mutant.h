@@ -35,6 +35,8 @@ namespace rdmacheck::mutants {
 using PollFn = int (*)(ibv_cq*, int, ibv_wc*);
 using PostSendFn = int (*)(ibv_qp*, ibv_send_wr*, ibv_send_wr**);
 using PostRecvFn = int (*)(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**);
+using QueryQpFn = int (*)(ibv_qp*, ibv_qp_attr*, int, ibv_qp_init_attr*);
+using McastFn = int (*)(ibv_qp*, const ibv_gid*, uint16_t);
 
 struct Mutant {
   const char* name;
@@ -70,6 +72,11 @@ struct Mutant {
   void (*atomic_write)(ibv_qp_ex* qp, uint8_t* bytes) = nullptr;
   bool (*drop_async_event)(const ibv_async_event& event) = nullptr;
   void (*cm_event)(rdma_cm_event* event) = nullptr;
+  // Whole calls, for a refusal turned into a success (each calls Acted() when it does).
+  int (*query_qp_call)(QueryQpFn real, ibv_qp* qp, ibv_qp_attr* attr, int mask, ibv_qp_init_attr* init) = nullptr;
+  int (*attach_mcast)(McastFn real, ibv_qp* qp, const ibv_gid* gid, uint16_t lid) = nullptr;
+  int (*detach_mcast)(McastFn real, ibv_qp* qp, const ibv_gid* gid, uint16_t lid) = nullptr;
+  int (*destroy_qp)(int (*real)(ibv_qp*), ibv_qp* qp) = nullptr;
 };
 
 // Every mutant (mutant_table.cc), control first.

@@ -155,6 +155,27 @@ std::vector<Mutant> QueryMutants() {
        .suites = "qp_state", .filter = "Limits/QpCreateLimitTest.AtLimitCreatedBeyondRefused/max_send_wr_AtLimit",
        .devices = "", .survives = nullptr,
        .device_attr = [](ibv_device_attr* attr) { ++attr->max_qp_wr; }},
+      {.name = "device_accepts_beyond_limit",
+       .what = "the device creates QPs and SRQs one WR and one SGE beyond the limits ibv_query_device(_ex) reports",
+       .suites = "qp_state,srq",
+       .filter = "Limits/QpCreateLimitTest.AtLimitCreatedBeyondRefused/*_BeyondLimit:"
+                 "QpCreateTest.CreateExBeyondTheWrLimitFailsEinval:Shapes/SrqBeyondLimitTest.*",
+       .devices = "", .survives = nullptr,
+       .device_attr = [](ibv_device_attr* attr) {
+         --attr->max_qp_wr;
+         --attr->max_sge;
+         --attr->max_srq_wr;
+         --attr->max_srq_sge;
+       }},
+      {.name = "query_qp_mask_ignored",
+       .what = "ibv_query_qp ignores the attr_mask bits it cannot read (IBV_QP_RATE_LIMIT) and returns 0",
+       .suites = "qp_state", .filter = "QpQueryTest.AttributeItCannotReadIsRefused", .devices = "",
+       .survives = nullptr,
+       .query_qp_call = [](QueryQpFn real, ibv_qp* qp, ibv_qp_attr* attr, int mask, ibv_qp_init_attr* init) {
+         if (!(mask & IBV_QP_RATE_LIMIT)) return real(qp, attr, mask, init);
+         Acted();
+         return real(qp, attr, mask & ~IBV_QP_RATE_LIMIT, init);
+       }},
   };
 }
 
