@@ -11,6 +11,8 @@ failures=0
 rm -rf "$scratch" && mkdir -p "$scratch/run" && cd "$scratch" || exit 1
 : >empty.pcap
 echo '{not json' >run/results.json
+echo '{"nic": {"count": 8}}' >typo-profile.json
+echo '{"active_mtu": "4096"}' >mtu-profile.json
 
 # expect_usage_error PATTERN ARGS...: exit 2, no stdout, one stderr line matching PATTERN.
 expect_usage_error() {
@@ -44,6 +46,13 @@ expect_usage_error "report needs one or more run directories" report
 expect_usage_error "cannot read .*/nonexistent/results.json" report "$scratch/nonexistent"
 expect_usage_error "run/results.json: not valid JSON" report run
 expect_usage_error "run/results.json: not valid JSON" fleet report run
+expect_usage_error "cannot read /nonexistent/gpu-a.json" health --profile=/nonexistent/gpu-a.json
+expect_usage_error "typo-profile.json: unknown field 'nic'" fleet report --profile=typo-profile.json run
+expect_usage_error "mtu-profile.json: active_mtu must be 256, 512, 1024, 2048 or 4096" fleet report --profile=mtu-profile.json run
+expect_usage_error ".*README.md: not valid JSON" fleet report --profile="$src/README.md" run
+expect_usage_error "fleet profile needs --learn" fleet profile run
+expect_usage_error "fleet profile --learn needs one or more directories" fleet profile --learn
+expect_usage_error "run/results.json: not valid JSON" fleet profile --learn run
 expect_usage_error "cannot read /nonexistent.pcap" wire check /nonexistent.pcap
 expect_usage_error "tshark could not read" wire check "$src/README.md"
 expect_usage_error "no RDMA packets in empty.pcap" wire check empty.pcap

@@ -11,7 +11,10 @@
 ABSL_FLAG(std::string, format, "text", "Output format: text or json (list and report diff also: md)");
 ABSL_FLAG(std::string, out, "",
           "Where to write: a directory for run (default out/<device>), report (default out) and walk (default out/walk), a file for probe "
-          "(default stdout)");
+          "and fleet profile (default stdout)");
+ABSL_FLAG(std::string, profile, "",
+          "health, fleet report: a machine profile, what every node of its machine type must show (docs/machine-profile.md); "
+          "a node below it fails");
 
 namespace rdmacheck {
 namespace {
@@ -29,14 +32,14 @@ const std::vector<Command>& Commands() {
        "what stops RDMA from working here: one verdict line, then each check with its fix (exit 0 ready, "
        "1 problems, 2 cannot tell)",
        {"device", "format", "timeout_multiplier"}, DoctorCommand},
-      {"health", "health [--devices=D1,D2] [--out=DIR] [--timeout_multiplier=X]",
-       "node health check for Slurm's HealthCheckProgram: doctor, probe and a handful of traffic tests per device; "
-       "one line, exit 1 on a broken NIC",
-       {"devices", "out", "timeout_multiplier"}, HealthCommand},
+      {"health", "health [--devices=D1,D2] [--out=DIR] [--timeout_multiplier=X] [--profile=FILE]",
+       "node health check for Slurm's HealthCheckProgram: doctor, probe and a handful of traffic tests per device, "
+       "then the machine profile; one line, exit 1 on a broken NIC or a node below its profile",
+       {"devices", "out", "timeout_multiplier", "profile", "link_flap_state"}, HealthCommand},
       {"run", "run [--device=D] [--out=DIR] [--suites=a,b] [--gtest_filter=PATTERN] [--capabilities=FILE] [--expectations=FILE | --no_expectations] [--peer=HOST:PORT] [--jobs=N] [--floor=off]",
        "probe the device, run the conformance suites on it (and the floor: RC SEND, WRITE, READ), write results.json and junit.xml",
        With(kSelectionFlags, {"out", "suites", "capabilities", "test_timeout", "expectations", "no_expectations", "peer", "jobs", "strict",
-                        "impaired_wire", "floor"}), RunCommand},
+                        "impaired_wire", "floor", "link_flap_state"}), RunCommand},
       {"serve", "serve [--device=D] [--listen=PORT]",
        "two-host mode: serve the peer side of `run --peer=HOST:PORT` (the passive endpoint of every pair)",
        With(kSelectionFlags, {"listen"}), ServeCommand},
@@ -63,10 +66,12 @@ const std::vector<Command>& Commands() {
        "check the RoCEv2 and iWARP packets of a capture against the wire rules (exit 1: a violation, each with its "
        "frame, rule and spec reference); `wire rules` lists them; `wire watch` stops at a lab link that stalls",
        {"format", "path_mtu", "retry_cnt", "stall_after", "lab_failure"}, WireCommand},
-      {"fleet", "fleet rounds --nodes=a,b,... [--max_rounds=K --seed=S] | fleet report [--out=DIR] [--nodes=a,b,...] [--slow_fraction=F] DIR...",
-       "many nodes: the pairwise schedule (n-1 rounds of n/2 disjoint pairs), and the fleet report over their runs "
-       "(outliers against the fleet's majority, pairs against the fleet's median; exit 1 on trouble)",
-       {"nodes", "max_rounds", "seed", "format", "out", "slow_fraction"}, FleetCommand},
+      {"fleet", "fleet rounds --nodes=a,b,... [--max_rounds=K --seed=S] | fleet report [--out=DIR] [--nodes=a,b,...] "
+                "[--slow_fraction=F] [--profile=FILE] DIR... | fleet profile --learn [--machine_type=T] [--out=FILE] DIR...",
+       "many nodes: the pairwise schedule (n-1 rounds of n/2 disjoint pairs), the fleet report over their runs "
+       "(outliers against the fleet's majority, pairs against the fleet's median, nodes against a machine profile; "
+       "exit 1 on trouble), and a machine profile learned from a healthy fleet",
+       {"nodes", "max_rounds", "seed", "format", "out", "slow_fraction", "profile", "learn", "machine_type"}, FleetCommand},
       {"walk", "walk [--device=D] [--seed=N] [--steps=N] [--weights=create=3,destroy=2,...] [--out=DIR] | walk --replay=walk.json",
        "a seeded random walk over the device's verbs (create, destroy, QP moves, posts, polls) checked against a model; "
        "writes walk.json, and walk-min.json shrunk to a finding (exit 1 on a finding)",

@@ -18,6 +18,7 @@
 // Flags several commands share (defined in commands.cc).
 ABSL_DECLARE_FLAG(std::string, format);
 ABSL_DECLARE_FLAG(std::string, out);
+ABSL_DECLARE_FLAG(std::string, profile);  // health, fleet report: a machine profile (machine/machine_profile.h)
 
 namespace rdmacheck {
 

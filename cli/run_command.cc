@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
+#include "doctor/link_flaps.h"
 #include "harness/remote/peer_link.h"
 #include "harness/status.h"
 #include "runner/conformance_run.h"
@@ -37,6 +38,9 @@ ABSL_FLAG(std::string, capabilities, "",
 ABSL_FLAG(std::string, expectations, "",
           "Expected deviations to apply (default: capabilities/expectations/<driver>.json for the device's driver)");
 ABSL_FLAG(bool, no_expectations, false, "Apply no expectation file: report raw outcomes");
+ABSL_FLAG(std::string, link_flap_state, rdmacheck::kDefaultLinkFlapState,
+          "run, health: the node's history of its ports' link_downed counters (doctor/link_flaps.h), which `run` "
+          "samples at its start and end and `health` checks against the profile's link_flaps");
 ABSL_FLAG(int, jobs, 0,
           "Supervised children running tests at once, over shards of the suites (0: one per CPU, at most 8; 1: "
           "one suite at a time). Tests marked RDMACHECK_RUNS_ALONE run after the others, alone");
@@ -190,12 +194,28 @@ int RunCommand(const std::vector<std::string>& positional) {
   // Two-host mode: the peer must answer before any child relies on it, and again after
   // every failure; one that stops answering stops the run (runner/peer_watch.h).
   std::optional<PeerWatch> peer_watch;
+  nlohmann::json peer_mtus = nlohmann::json::object();  // the peer's MTU and the path's
   if (const std::string peer = absl::GetFlag(FLAGS_peer); !peer.empty()) {
     absl::StatusOr<std::unique_ptr<PeerLink>> link = PeerLink::Connect(peer, s.transport);
     if (!link.ok()) return UsageError(link.status());
+    peer_mtus = TwoHostEnvironment(s, (*link)->active_mtu());
     std::cout << "rdmacheck run: two-host mode: remote endpoints on " << (*link)->Describe() << std::endl;
     peer_watch.emplace(peer, DefaultWait(), [peer](absl::Duration window) { return PingPeer(peer, window); });
     plan.peer_watch = &*peer_watch;
+  }
+
+  // The port's flaps in the hour before the run, from the node's history; the samples
+  // also serve the health check (doctor/link_flaps.h). A history it cannot keep (not root)
+  // is recorded as such, not a failure.
+  constexpr absl::Duration kFlapWindow = absl::Hours(1);
+  const std::string flap_state = absl::GetFlag(FLAGS_link_flap_state);
+  nlohmann::json link_flaps;
+  if (absl::StatusOr<PortFlaps> f = SamplePortFlaps(flap_state, s.device, s.port, absl::Now(), kFlapWindow); !f.ok()) {
+    link_flaps = {{"unavailable", f.status().message()}};
+  } else if (!f->counted) {
+    link_flaps = {{"unavailable", f->why}};
+  } else {
+    link_flaps = {{"port", s.port}, {"downs", f->downs}, {"window_s", absl::ToInt64Seconds(kFlapWindow)}};
   }
 
   const std::string json_path = plan.out_dir + "/results.json";
@@ -203,6 +223,8 @@ int RunCommand(const std::vector<std::string>& positional) {
   // with the machine (a kernel panic) keeps what it had.
   auto finish = [&](RunResults& results, bool last) {
     if (!absl::GetFlag(FLAGS_peer).empty()) results.environment["peer"] = absl::GetFlag(FLAGS_peer);
+    results.environment.update(peer_mtus);
+    results.environment["link_flaps"] = link_flaps;
     results.environment["floor"] = floor.note;
     for (TestResult& r : results.tests) judge(r);
     JudgeConsequences(results.tests);  // after the expectations: blocked only behind an xfail
@@ -229,6 +251,15 @@ int RunCommand(const std::vector<std::string>& positional) {
 
   RunResults results = Execute(plan);
   if (absl::Status written = finish(results, /*last=*/true); !written.ok()) return UsageError(written);
+  if (link_flaps.contains("downs")) {  // the end's sample: the link tests' own downs are excused
+    uint64_t own = 0;
+    for (const TestResult& r : results.tests) {
+      if (r.suite == "link_events" && r.traffic.is_object()) {
+        own += r.traffic.value("counters", nlohmann::json::object()).value("link_downed", 0);
+      }
+    }
+    (void)SamplePortFlaps(flap_state, s.device, s.port, absl::Now(), kFlapWindow, own);
+  }
   RunSummary sum = Summarize(results.tests);
 
   std::string skips;

@@ -9,12 +9,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "capabilities/system/rdma_netlink.h"
+#include "capabilities/system/sysfs_file.h"
 #include "harness/connection/cm_steps.h"
 #include "harness/device.h"
 #include "harness/timeouts.h"
@@ -40,17 +39,10 @@ std::vector<std::string> ListDir(const std::string& path, std::string* error) {
   return names;
 }
 
-std::string ReadLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return std::string(absl::StripAsciiWhitespace(line));
-}
-
 UverbsNode ReadUverbs(const std::string& name) {
   UverbsNode node;
   node.name = name;
-  node.device = ReadLine("/sys/class/infiniband_verbs/" + name + "/ibdev");
+  node.device = ReadSysfsLine("/sys/class/infiniband_verbs/" + name + "/ibdev");
   const std::string path = "/dev/infiniband/" + name;
   struct stat st {};
   node.present = stat(path.c_str(), &st) == 0;
@@ -69,7 +61,7 @@ UverbsNode ReadUverbs(const std::string& name) {
 bool ProcessRunning(const std::string& comm) {
   for (const std::string& pid : ListDir("/proc", nullptr)) {
     if (!std::all_of(pid.begin(), pid.end(), ::isdigit)) continue;
-    if (ReadLine("/proc/" + pid + "/comm") == comm) return true;
+    if (ReadSysfsLine("/proc/" + pid + "/comm") == comm) return true;
   }
   return false;
 }
@@ -79,9 +71,9 @@ void ReadNetdev(PortFact& port) {
   port.netdev_here = if_nametoindex(port.netdev.c_str()) != 0;
   if (!port.netdev_here) return;
   const std::string dir = "/sys/class/net/" + port.netdev;
-  std::string mtu = ReadLine(dir + "/mtu");
+  std::string mtu = ReadSysfsLine(dir + "/mtu");
   port.netdev_mtu = mtu.empty() ? 0 : std::atoi(mtu.c_str());
-  port.netdev_state = ReadLine(dir + "/operstate");
+  port.netdev_state = ReadSysfsLine(dir + "/operstate");
 }
 
 // rdma_cm's configfs entry exists only once someone made it (cma_roce_mode does);
@@ -90,7 +82,7 @@ std::optional<std::string> DefaultRoceMode(const std::string& device, int port) 
   const std::string path =
       absl::StrCat("/sys/kernel/config/rdma_cm/", device, "/ports/", port, "/default_roce_mode");
   if (access(path.c_str(), R_OK) != 0) return std::nullopt;
-  return ReadLine(path);
+  return ReadSysfsLine(path);
 }
 
 CmFact TryRdmaCm(const Selection& selection) {

@@ -8,9 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "harness/connection/connected_pair.h"
 #include "harness/timeouts.h"
 #include "capabilities/verdict/decide.h"
 #include "capabilities/system/device_counters.h"
+#include "capabilities/system/port_facts.h"
 #include "doctor/checks.h"
 #include "doctor/facts.h"
 #include "gtest/gtest.h"
@@ -23,23 +25,36 @@
 namespace rdmacheck {
 
 nlohmann::json RunEnvironment(const Selection& selection, const Profile& profile) {
-  return {{"device", selection.device},
-          {"driver", profile.identity.driver},
-          {"transport", TransportName(selection.transport)},
-          {"link_layer", LinkLayerName(selection.port_attr.link_layer)},
-          {"port", selection.port},
-          {"active_mtu", MtuBytes(selection.port_attr.active_mtu)},
-          {"gid_index", selection.gid.index},
-          {"gid", selection.gid.Address()},
-          {"gid_type", selection.gid.TypeName()},
-          {"netdev", selection.gid.netdev},
-          {"connect_method", ConnectMethodName(PreferredConnectMethod(profile))},
-          {"kernel", profile.identity.kernel},
-          {"rdma_core", profile.identity.rdma_core},
-          {"providers", profile.identity.providers},
-          {"os", profile.identity.os},
-          {"fw_ver", profile.identity.fw_ver},
-          {"hostname", profile.identity.hostname}};
+  nlohmann::json environment = {{"device", selection.device},
+                                {"driver", profile.identity.driver},
+                                {"transport", TransportName(selection.transport)},
+                                {"link_layer", LinkLayerName(selection.port_attr.link_layer)},
+                                {"port", selection.port},
+                                {"active_mtu", MtuBytes(selection.port_attr.active_mtu)},
+                                {"gid_index", selection.gid.index},
+                                {"gid", selection.gid.Address()},
+                                {"gid_type", selection.gid.TypeName()},
+                                {"netdev", selection.gid.netdev},
+                                {"connect_method", ConnectMethodName(PreferredConnectMethod(profile))},
+                                {"kernel", profile.identity.kernel},
+                                {"rdma_core", profile.identity.rdma_core},
+                                {"providers", profile.identity.providers},
+                                {"os", profile.identity.os},
+                                {"fw_ver", profile.identity.fw_ver},
+                                {"hostname", profile.identity.hostname}};
+  // The link as the kernel states it, for the fleet's drift; each only where it is known.
+  const PortFacts port = ReadPortFacts(selection.device, selection.port, selection.gid.netdev);
+  if (port.rate) environment["port_rate"] = *port.rate;
+  if (port.netdev_mtu) environment["netdev_mtu"] = *port.netdev_mtu;
+  if (port.pcie_link) environment["pcie_link"] = *port.pcie_link;
+  return environment;
+}
+
+nlohmann::json TwoHostEnvironment(const Selection& selection, ibv_mtu peer_active_mtu) {
+  // Hand-wired pairs set this as IBV_QP_PATH_MTU; for rdma_cm pairs the kernel takes the
+  // path MTU from the resolved route, and this is the value the harness would have used.
+  return {{"peer_active_mtu", MtuBytes(peer_active_mtu)},
+          {"path_mtu", MtuBytes(TwoHostPathMtu(selection, peer_active_mtu))}};
 }
 
 namespace {

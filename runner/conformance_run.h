@@ -60,8 +60,13 @@ struct RunPlan {
 // kCountersReadTest (a test's traffic is unproven, not proven).
 RunResults Execute(const RunPlan& plan);
 
-// The environment block of results.json: selection, identity, versions.
+// The environment block of results.json: selection, identity, versions, and the port's
+// rate, netdev MTU and PCIe link where the kernel states them (capabilities/system/port_facts.h).
 nlohmann::json RunEnvironment(const Selection& selection, const Profile& profile);
+
+// What a two-host run (`run --peer`) adds to it: "peer_active_mtu", the serving port's
+// active MTU, and "path_mtu", the one the run's pairs use (TwoHostPathMtu), in bytes.
+nlohmann::json TwoHostEnvironment(const Selection& selection, ibv_mtu peer_active_mtu);
 
 }  // namespace rdmacheck
 

@@ -2,16 +2,23 @@
 # One node of the Slurm lab, run inside its guest by scripts/slurm-lab.sh:
 #
 #   slurm-node.sh A   node-a: munged, slurmctld, slurmd; submits the fleet job (sbatch),
-#                     then, with node-b's rxe0 broken, the job again, and waits until
-#                     Slurm has drained node-b with rdmacheck's reason
+#                     learns the machine profile from it (`fleet profile --learn`), flaps
+#                     its own rxe0 link three times, then, with node-b's rxe0 broken, runs
+#                     the job again against the profile, restarts its slurmd and waits
+#                     until Slurm has drained both nodes with rdmacheck's reasons
 #   slurm-node.sh B   node-b: munged, slurmd; breaks its rxe0 when node-a says so, then
 #                     restarts slurmd, which runs the HealthCheckProgram at start-up
 #
 # The break: a NIC that still runs but misbehaves, so the node still produces results and
 # some tests fail. rxe cannot be made to lie from outside, so from then on every rdmacheck
 # on node-b (the jobs' tasks and the health check find it in PATH) sees rxe0 through the
-# mutation suite's wc_byte_len mutant (libmutants.so preloaded: a receive completion reports
-# one byte more than arrived; selftest/mutants/).
+# mutation suite's wc_wr_id mutant (libmutants.so preloaded: a send completion carries the
+# next WR's wr_id; selftest/mutants/): its own runs fail, and so does its pair, where it is
+# the client. node-b's rxe netdev also gets a larger MTU (4200: rxe's active MTU 4096 where
+# the fleet has 1024), a setting that drifts from the fleet and is not the profile's (a
+# smaller one would do too, but below 1280 the netdev loses IPv6 and with it a GID).
+# node-a's flaps: `ip link set down/up` of its rxe netdev, which rxe counts in link_downed;
+# the health check at slurmd's first start took the baseline sample (doctor/link_flaps.h).
 #
 # Each guest: NIC 52:54:00:89:0L:0N (L the link, N the node) at 10.89.L.N/24: L=0 the
 # control network (Slurm, munge, side channels), L=1 rxe0's wire. The hostname and
@@ -63,6 +70,17 @@ cp "$dir/slurm.conf" "$dir/cgroup.conf" /etc/slurm/
 # the jobs' tasks use it from PATH too (so that node-b's break reaches them).
 ln -sf "$bin" /usr/local/bin/rdmacheck
 export PATH=/usr/local/bin:$PATH RDMACHECK=rdmacheck
+# restart_slurmd: slurmd runs the HealthCheckProgram at start, now against the profile.
+restart_slurmd() {
+  local pid
+  pid=$(cat /run/slurmd.pid)
+  kill "$pid"
+  until_true 30 sh -c "! kill -0 $pid 2>/dev/null"
+  echo "RDMACHECK_HEALTH='--profile=$dir/profile.json'" >/etc/default/rdmacheck  # ci/slurm/healthcheck.sh reads it
+  slurmd
+}
+# rxe0_active: its port is ACTIVE again (after a flap or an MTU change).
+rxe0_active() { grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state; }
 # wait_file NAME: until the other node (or the host, when a node ended) writes $dir/NAME.
 wait_file() { until_true "$wait_s" sh -c "[ -e '$dir/$1' ] || [ -e '$dir/done' ]" && [ -e "$dir/$1" ]; }
 
@@ -70,14 +88,15 @@ if [ "$role" = B ]; then
   wait_file slurmctld.up || { log "node-a's slurmctld never came up"; exit 1; }
   slurmd || { log "slurmd did not start"; exit 1; }
   wait_file break || { log "node-a never said to break"; exit 1; }
-  log "breaking rxe0: every rdmacheck here now sees it through the wc_byte_len mutant"
+  log "breaking rxe0: every rdmacheck here now sees it through the wc_wr_id mutant; its netdev's MTU 4200"
   rm -f /usr/local/bin/rdmacheck
-  printf '#!/bin/sh\n# node-b broken on purpose (scripts/slurm-node.sh)\nLD_PRELOAD=%s RDMACHECK_MUTANT=wc_byte_len exec %s "$@"\n' \
+  printf '#!/bin/sh\n# node-b broken on purpose (scripts/slurm-node.sh)\nLD_PRELOAD=%s RDMACHECK_MUTANT=wc_wr_id exec %s "$@"\n' \
     "$mutants" "$bin" >/usr/local/bin/rdmacheck && chmod 755 /usr/local/bin/rdmacheck || exit 1
+  ip link set "$rxe_netdev" mtu 4200 && until_true 30 rxe0_active || { log "rxe0 not active at MTU 4200"; exit 1; }
   touch "$dir/rxe0-broken"
   wait_file restart || exit 1
-  log "restarting slurmd: it runs the HealthCheckProgram before it registers"
-  pid=$(cat /run/slurmd.pid); kill "$pid"; until_true 30 sh -c "! kill -0 $pid 2>/dev/null"; slurmd
+  log "restarting slurmd: it runs the HealthCheckProgram (with the profile) before it registers"
+  restart_slurmd
   wait_file done
   exit 0
 fi
@@ -104,11 +123,25 @@ run_job() {  # run_job NAME: the fleet job through sbatch, waited for (bounded)
   echo "$rc" >"$dir/$1.rc"
 }
 run_job healthy
+# The machine type, learned from the healthy fleet; a link may go down once an hour.
+rdmacheck fleet profile --learn --out="$dir/profile.json" "$dir/healthy/nodes" "$dir/healthy/pairs" &&
+  python3 - "$dir/profile.json" <<'PY' || { log "no profile learned"; exit 1; }
+import json, sys
+profile = json.load(open(sys.argv[1]))
+profile["link_flaps"] = {"max": 1, "window_s": 3600}
+json.dump(profile, open(sys.argv[1], "w"), indent=2)
+PY
 touch "$dir/break"
+log "flapping rxe0's link three times"
+for _ in 1 2 3; do
+  ip link set "$rxe_netdev" down && sleep 2 && ip link set "$rxe_netdev" up && until_true 30 rxe0_active || { log "rxe0 did not come back"; exit 1; }
+done
 wait_file rxe0-broken || exit 1
-run_job broken
+RDMACHECK_REPORT_FLAGS="--profile=$dir/profile.json" run_job broken
 touch "$dir/restart"
-until_true "$wait_s" sh -c '[ "$(sinfo -h -N -n node-b -o %T)" = drained ] || [ "$(sinfo -h -N -n node-b -o %T)" = draining ]'
+restart_slurmd
+drained() { case "$(sinfo -h -N -n "$1" -o %T)" in drained | draining) return 0 ;; esac; return 1; }
+until_true "$wait_s" sh -c "$(declare -f drained); drained node-a && drained node-b"
 sinfo -R -o "%60E %N" >"$dir/sinfo-R.txt"; sinfo -N -o '%N %T %E' >"$dir/sinfo-N.txt"
 scontrol show node node-a >"$dir/scontrol-node-a.txt"; scontrol show node node-b >"$dir/scontrol-node-b.txt"
 log "sinfo -R: $(tail -n +2 "$dir/sinfo-R.txt")"

@@ -46,7 +46,26 @@ TEST(FaultSideTest, ABrokenNodeFailsWithEveryPartner) {
   const std::vector<FaultCall> calls = WhichSideIsAtFault(
       Pairs({"node-a", "node-b", "node-c"}, [](auto& x, auto& y) { return x == "node-b" || y == "node-b"; }));
   ASSERT_THAT(calls, ElementsAre(Call(FaultCall::Side::kNode, {"node-b"})));
-  EXPECT_EQ(calls[0].line, "node-b: its pairs fail with 2 of 2 partners");
+  EXPECT_EQ(calls[0].line, "node-b: its pairs fail with 2 of 2 partners (first: node-a <- node-b rxe0; error counters: none moved)");
+}
+
+// The evidence: the first failure of the node's failed pairs, and their error counters summed
+// (what the operator reads first: retries exceeded, the link down).
+TEST(FaultSideTest, TheCallShowsTheFirstFailureAndTheCountersThatMoved) {
+  std::vector<FleetPair> pairs =
+      Pairs({"node-a", "node-b", "node-c"}, [](auto& x, auto& y) { return x == "node-b" || y == "node-b"; });
+  for (FleetPair& p : pairs) {
+    if (!p.Failed()) continue;
+    p.first_failure = "Connect/RcSendTest.MessagesArriveInPostingOrder/Manual: status IBV_WC_RETRY_EXC_ERR";
+    p.error_counters = {{"retry_exceeded_err", 2}, {"link_downed", 1}};
+  }
+  pairs[2].error_counters.clear();  // node-b <- node-c: nothing counted
+  const std::vector<FaultCall> calls = WhichSideIsAtFault(pairs);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].line,
+            "node-b: its pairs fail with 2 of 2 partners (first: node-a <- node-b rxe0: "
+            "Connect/RcSendTest.MessagesArriveInPostingOrder/Manual: status IBV_WC_RETRY_EXC_ERR; error counters: "
+            "link_downed 1, retry_exceeded_err 2)");
 }
 
 // Two broken nodes: each is found; the healthy nodes that met both (2 of 3 failed) are not.
@@ -62,7 +81,9 @@ TEST(FaultSideTest, AFailureConfinedToOnePairIsThePath) {
   const std::vector<FaultCall> calls = WhichSideIsAtFault(
       Pairs({"a", "b", "c", "d"}, [](auto& x, auto& y) { return x == "a" && y == "b"; }));
   ASSERT_THAT(calls, ElementsAre(Call(FaultCall::Side::kPath, {"a", "b"})));
-  EXPECT_EQ(calls[0].line, "the path between a and b: only their pair fails, each passes with its other partners");
+  EXPECT_EQ(calls[0].line,
+            "the path between a and b: only their pair fails, each passes with its other partners (first: a <- b rxe0; "
+            "error counters: none moved)");
 }
 
 // A fleet of two: one failed pair cannot tell a node from its path.

@@ -277,6 +277,16 @@ TEST(FleetTroubleTest, ACapabilityMostOfItsKindHaveIsMissingWhereAbsent) {
 
 // Only devices of the same driver and model count: a device of another part that lacks what
 // the others have stands out (a finding), but nothing says it should have it.
+// A pair that failed and was slow too is one failed pair: the counts add up to the pairs.
+TEST(FleetTroubleTest, AFailedSlowPairIsCountedOnceAsFailed) {
+  FleetReport fleet;
+  FleetPair failed_and_slow, slow, ok;
+  failed_and_slow.summary.fail = 2;
+  failed_and_slow.slow = slow.slow = true;
+  fleet.pairs = {failed_and_slow, slow, ok};
+  EXPECT_THAT(FleetHeadline(fleet), HasSubstr("; 3 pairs: 1 ok, 1 failed, 1 slow"));
+}
+
 TEST(FleetTroubleTest, ADeviceOfAnotherModelLackingACapabilityIsAnOutlierOnly) {
   std::vector<DeviceRun> runs = {NodeRun("a", 5), NodeRun("b", 5), NodeRun("c", 5)};
   for (DeviceRun& r : runs) r.identity.update({{"vendor_id", 0x15b3}, {"vendor_part_id", 0x101d}});

@@ -6,10 +6,14 @@
 # script drained is resumed once the check passes again (a reason set by anyone else is
 # left alone).
 #
-# Env (set in slurmd's environment, e.g. /etc/default/slurmd):
+# Settings, in /etc/default/rdmacheck (sourced when it exists: slurmd hands the program a
+# minimal environment, so slurmd's own may not reach it), else the environment:
 #   RDMACHECK          the binary (default: rdmacheck in PATH, else this checkout's build/)
-#   RDMACHECK_HEALTH   flags for `rdmacheck health`, e.g. "--devices=mlx5_0,mlx5_1"
+#   RDMACHECK_HEALTH   flags for `rdmacheck health`, e.g. "--devices=mlx5_0,mlx5_1
+#                      --profile=/etc/rdmacheck/gpu-a.json" (docs/machine-profile.md)
 set -uo pipefail
+# shellcheck source=/dev/null
+[ -r /etc/default/rdmacheck ] && . /etc/default/rdmacheck
 # slurmd gives the program a minimal environment: where packages and admins put binaries.
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin${PATH:+:$PATH}
 node=${SLURMD_NODENAME:-$(hostname -s)}

@@ -15,6 +15,10 @@ PathOptions PathFor(const Selection& selection, PathOptions base, absl::optional
   return base;
 }
 
+ibv_mtu TwoHostPathMtu(const Selection& selection, ibv_mtu peer_active_mtu) {
+  return std::min(selection.port_attr.active_mtu, peer_active_mtu);  // both ports must carry it
+}
+
 namespace {
 
 // An endpoint takes its shared objects from `passive_shared` (LocalEndpoint::AddResources):
@@ -42,8 +46,7 @@ absl::StatusOr<ConnectedPair> ConnectedPair::Create(ibv_context* context, const 
     if (o.passive_shared.pd != nullptr) {
       return absl::FailedPreconditionError("SharedObjects cannot be used by an endpoint on another host");
     }
-    // Both ports must carry the path MTU.
-    if (!o.path_mtu) o.path_mtu = std::min(selection.port_attr.active_mtu, peer->active_mtu());
+    if (!o.path_mtu) o.path_mtu = TwoHostPathMtu(selection, peer->active_mtu());
     RDMACHECK_ASSIGN_OR_RETURN(pair.remote_, peer->NewEndpoint());
   }
   RDMACHECK_RETURN_IF_ERROR(pair.method_ == ConnectMethod::kManual ? pair.ConnectManually(o) : pair.ConnectWithCm(o));

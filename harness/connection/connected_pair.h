@@ -72,6 +72,10 @@ class ConnectedPair {
   PairOptions options_;
 };
 
+// The path MTU a two-host pair is wired with unless its options set one: the smaller of
+// the two ports' active MTUs, so that both carry it (a run records it: environment.path_mtu).
+ibv_mtu TwoHostPathMtu(const Selection& selection, ibv_mtu peer_active_mtu);
+
 // PathOptions for `selection`: its port, GID index, and MTU (active MTU unless `mtu` set).
 PathOptions PathFor(const Selection& selection, PathOptions base, absl::optional<ibv_mtu> mtu = absl::nullopt);
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace rdmacheck {
 namespace {
@@ -22,6 +23,26 @@ std::map<NodePair, bool> PairMatrix(const std::vector<FleetPair>& pairs) {
     failed = failed || p.Failed();
   }
   return matrix;
+}
+
+// What the failed pairs among `pairs` that `explains` picks show: the first failure, and
+// the error counters summed over them. "" when none failed.
+template <typename Pred>
+std::string Evidence(const std::vector<FleetPair>& pairs, Pred explains) {
+  std::string first;
+  std::map<std::string, int64_t> counters;
+  for (const FleetPair& p : pairs) {
+    if (!p.Failed() || !explains(p)) continue;
+    if (first.empty()) {
+      first = absl::StrCat(p.server, " <- ", p.client, " ", p.device, p.first_failure.empty() ? "" : ": ", p.first_failure);
+    }
+    for (const auto& [name, n] : p.error_counters) counters[name] += n;
+  }
+  if (first.empty()) return "";
+  std::vector<std::string> moved;
+  for (const auto& [name, n] : counters) moved.push_back(absl::StrCat(name, " ", n));
+  return absl::StrCat(" (first: ", first, "; error counters: ", moved.empty() ? "none moved" : absl::StrJoin(moved, ", "),
+                      ")");
 }
 
 }  // namespace
@@ -57,7 +78,11 @@ std::vector<FaultCall> WhichSideIsAtFault(const std::vector<FleetPair>& pairs) {
     call.nodes = {*worst};
     call.failed_partners = worst_tally.first;
     call.partners = worst_tally.second;
-    call.line = absl::StrCat(*worst, ": its pairs fail with ", worst_tally.first, " of ", worst_tally.second, " partners");
+    const std::string node = *worst;
+    call.line = absl::StrCat(node, ": its pairs fail with ", worst_tally.first, " of ", worst_tally.second, " partners",
+                             Evidence(pairs, [&](const FleetPair& p) {
+                               return (p.server == node || p.client == node) && !at_fault.count(p.server == node ? p.client : p.server);
+                             }));
     at_fault.insert(*worst);
     calls.push_back(std::move(call));
   }
@@ -77,7 +102,9 @@ std::vector<FaultCall> WhichSideIsAtFault(const std::vector<FleetPair>& pairs) {
     if (a.first == 1 && b.first == 1 && a.second > 0 && b.second > 0) {
       call.side = FaultCall::Side::kPath;
       call.line = absl::StrCat("the path between ", p.first, " and ", p.second,
-                               ": only their pair fails, each passes with its other partners");
+                               ": only their pair fails, each passes with its other partners", Evidence(pairs, [&](const FleetPair& f) {
+                                 return Ordered(f.server, f.client) == p;
+                               }));
       calls.push_back(std::move(call));
     } else {
       call.line = a.second == 0 && b.second == 0 && a.first == 1 && b.first == 1

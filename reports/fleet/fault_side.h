@@ -28,7 +28,10 @@ struct FaultCall {
   std::vector<std::string> nodes;  // the node; or the pair's two nodes
   int failed_partners = 0;         // node: partners its unexplained pairs failed with
   int partners = 0;                // node: partners judged (those not already at fault)
-  std::string line;                // "node-b: its pairs fail with 2 of 2 partners"
+  // "node-b: its pairs fail with 2 of 2 partners (first: node-a <- node-b rxe0: <the first
+  // failed test and its failure>; error counters: retry_exceeded_err 4)": the evidence is the
+  // first of the pairs the call explains, and the error counters moved over all of them.
+  std::string line;
 };
 
 // Worst first: nodes, then paths, then undecided pairs. Empty when no pair failed.

@@ -1,8 +1,9 @@
 // fleet.html: one self-contained page (the report's stylesheet, no script). Nodes worst
 // first, each troubled node a <details> opened by default; healthy nodes folded into one;
-// pairs with trouble in a table, the rest folded.
+// pairs failed, slow or below their path MTU in a table, the rest folded.
 #include "absl/strings/str_cat.h"
 #include "reports/fleet/fleet_output.h"
+#include "reports/fleet/fleet_profile.h"
 #include "reports/presentation.h"
 #include "reports/report_html.h"
 
@@ -31,9 +32,10 @@ std::string List(const std::vector<std::string>& lines) {
 void AppendPairRow(const FleetPair& p, std::string& out) {
   const std::vector<std::string> findings = PairFindings(p);
   absl::StrAppend(&out, "<tr><td>", HtmlEscape(p.server), " &larr; ", HtmlEscape(p.client), "</td><td>",
-                  HtmlEscape(p.device), "</td><td>", Verdict(p.Failed() ? "fail" : p.slow ? "outlier" : "healthy"),
+                  HtmlEscape(p.device), "</td><td>", Verdict(p.Failed() ? "fail" : p.Noted() ? "outlier" : "healthy"),
                   "</td><td>", HtmlEscape(CountsText(p.summary)), "</td><td>",
-                  findings.empty() ? "" : HtmlEscape(findings.front()), "</td></tr>\n");
+                  findings.empty() ? "" : HtmlEscape(findings.front()), "</td><td>", HtmlEscape(PathMtuText(p)),
+                  "</td></tr>\n");
 }
 
 }  // namespace
@@ -45,6 +47,12 @@ std::string FleetToHtml(const FleetReport& fleet) {
                                  HtmlEscape(FleetHeadline(fleet)), "<br>generated ", HtmlEscape(fleet.generated),
                                  "; a pair is slow below ", fleet.options.slow_fraction,
                                  " of the fleet's median</p></header>\n<main>\n<h2 id=\"nodes\">Nodes</h2>\n");
+  // The nodes below the machine profile, each with its first violation, before the rest.
+  if (const std::vector<std::string> below = BelowProfileLines(fleet); !below.empty()) {
+    const std::string& type = fleet.options.profile->machine_type;
+    absl::StrAppend(&out, "<p><b>Below the machine profile", type.empty() ? "" : " of " + HtmlEscape(type), ":</b></p>",
+                    List(below), "\n");
+  }
   std::vector<const FleetNode*> healthy;
   for (const FleetNode& node : fleet.nodes) {
     if (node.verdict == NodeVerdict::kHealthy) {
@@ -65,10 +73,10 @@ std::string FleetToHtml(const FleetReport& fleet) {
   if (!fleet.pairs.empty()) {
     const std::string head =
         "<table class=\"grid\"><thead><tr><th>server &larr; client</th><th>device</th><th>verdict</th>"
-        "<th>results</th><th>slowest point against the fleet</th></tr></thead><tbody>\n";
+        "<th>results</th><th>slowest point against the fleet</th><th>path MTU</th></tr></thead><tbody>\n";
     absl::StrAppend(&out, "<h2 id=\"pairs\">Pairs</h2>\n", head);
     size_t i = 0;
-    for (; i < fleet.pairs.size() && (fleet.pairs[i].Failed() || fleet.pairs[i].slow); ++i) AppendPairRow(fleet.pairs[i], out);
+    for (; i < fleet.pairs.size() && fleet.pairs[i].Noted(); ++i) AppendPairRow(fleet.pairs[i], out);
     absl::StrAppend(&out, "</tbody></table>\n<details class=\"node\"><summary>", fleet.pairs.size() - i,
                     " pairs ok</summary>", head);
     for (; i < fleet.pairs.size(); ++i) AppendPairRow(fleet.pairs[i], out);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "reports/fleet/fault_side.h"
 #include "reports/fleet/fleet_output.h"
+#include "reports/fleet/fleet_profile.h"
 
 namespace rdmacheck {
 
@@ -25,7 +26,10 @@ std::string MissingCapabilityText(const MissingCapability& m) {
 }
 
 std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode& node) {
-  std::vector<std::string> lines = node.notes;
+  // Below the machine profile first: what its type was bought to show.
+  std::vector<std::string> lines = node.profile_violations;
+  for (const std::string& link : node.flapping_links) lines.push_back("flapping link: " + link);
+  lines.insert(lines.end(), node.notes.begin(), node.notes.end());
   // A run cut short first: what it did not run shows below as differences.
   for (const NodeDevice& d : node.devices) {
     if (!fleet.runs[d.run].incomplete.empty()) lines.push_back(fleet.runs[d.run].incomplete);
@@ -64,6 +68,13 @@ std::vector<std::string> PairFindings(const FleetPair& pair) {
   return lines;
 }
 
+std::string PathMtuText(const FleetPair& pair) {
+  if (pair.path_mtu == 0) return "";
+  if (!pair.LowPathMtu()) return absl::StrCat(pair.path_mtu);
+  return absl::StrCat(pair.path_mtu, ", below both ports' active MTU (", pair.client, " ", pair.active_mtu, ", ",
+                      pair.server, " ", pair.peer_active_mtu, ")");
+}
+
 nlohmann::json FleetToJson(const FleetReport& fleet) {
   const std::vector<FleetRun>& runs = fleet.runs;
   nlohmann::json nodes = nlohmann::json::array();
@@ -99,9 +110,12 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
                      {"devices", std::move(devices)},
                      {"missing_devices", node.missing_devices},
                      {"missing_capabilities", std::move(missing_capabilities)},
-                     {"failures", std::move(failures)}});
+                     {"failures", std::move(failures)},
+                     {"profile_violations", node.profile_violations},
+                     {"flapping_links", node.flapping_links}});
   }
   nlohmann::json pairs = nlohmann::json::array();
+  auto bytes = [](int mtu) { return mtu > 0 ? nlohmann::json(mtu) : nlohmann::json(); };  // null: not recorded
   for (const FleetPair& p : fleet.pairs) {
     nlohmann::json bench = nlohmann::json::array();
     for (const PairPoint& point : p.bench) {
@@ -120,7 +134,11 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
                      {"source", runs[p.run].source},
                      {"verdict", p.Failed() ? "fail" : p.slow ? "slow" : "ok"},
                      {"summary", SummaryToJson(p.summary)},
-                     {"bench", std::move(bench)}});
+                     {"bench", std::move(bench)},
+                     {"path_mtu", bytes(p.path_mtu)},
+                     {"active_mtu", bytes(p.active_mtu)},
+                     {"peer_active_mtu", bytes(p.peer_active_mtu)},
+                     {"low_path_mtu", p.LowPathMtu()}});
   }
   nlohmann::json at_fault = nlohmann::json::array();
   for (const FaultCall& call : WhichSideIsAtFault(fleet.pairs)) {
@@ -147,7 +165,12 @@ nlohmann::json FleetToJson(const FleetReport& fleet) {
             {"pairs", fleet.pairs.size()},
             {"failed_pairs", fleet.FailedPairs()},
             {"slow_pairs", fleet.SlowPairs()},
-            {"outliers", fleet.Outliers()}}},
+            {"low_path_mtu_pairs", fleet.LowPathMtuPairs().size()},
+            {"outliers", fleet.Outliers()},
+            {"below_profile", NodesBelowProfile(fleet)},
+            {"flapping_links", fleet.FlappingNodes()}}},
+          // The machine profile the nodes were checked against (--profile), or null.
+          {"profile", fleet.options.profile ? MachineProfileToJson(*fleet.options.profile) : nlohmann::json()},
           {"nodes", std::move(nodes)},
           {"pairs", std::move(pairs)},
           {"at_fault", std::move(at_fault)}};

@@ -2,6 +2,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "reports/fleet/fleet_output.h"
+#include "reports/fleet/fleet_profile.h"
 #include "reports/presentation.h"
 
 namespace rdmacheck {
@@ -20,6 +21,13 @@ std::string FleetToMarkdown(const FleetReport& fleet) {
   std::string out = absl::StrCat("# rdmacheck fleet report\n\n", FleetHeadline(fleet), "\n\nGenerated ",
                                  fleet.generated, ". A pair is slow below ", fleet.options.slow_fraction,
                                  " of the fleet's median.\n");
+  // The nodes below the machine profile, each with its first violation, before the rest.
+  if (const std::vector<std::string> below = BelowProfileLines(fleet); !below.empty()) {
+    const std::string& type = fleet.options.profile->machine_type;
+    absl::StrAppend(&out, "\nBelow the machine profile", type.empty() ? "" : " of " + type, ":\n\n");
+    for (size_t i = 0; i < below.size() && i < kFleetListLimit; ++i) absl::StrAppend(&out, "- ", below[i], "\n");
+    if (below.size() > kFleetListLimit) absl::StrAppend(&out, "- ... ", below.size() - kFleetListLimit, " more\n");
+  }
   absl::StrAppend(&out, "\n## Nodes needing attention\n\n");
   std::vector<std::string> healthy;
   bool any = false;
@@ -40,17 +48,18 @@ std::string FleetToMarkdown(const FleetReport& fleet) {
   absl::StrAppend(&out, "\n## Healthy nodes (", healthy.size(), ")\n\n", healthy.empty() ? "None." : absl::StrJoin(healthy, ", "),
                   "\n");
   if (!fleet.pairs.empty()) {
-    absl::StrAppend(&out, "\n## Pairs (server <- client)\n\n| pair | device | verdict | results | slowest point |\n|---|---|---|---|---|\n");
+    absl::StrAppend(&out, "\n## Pairs (server <- client)\n\n| pair | device | verdict | results | slowest point | path MTU |\n"
+                    "|---|---|---|---|---|---|\n");
     int ok = 0;
     for (const FleetPair& p : fleet.pairs) {
-      if (!p.Failed() && !p.slow) {
+      if (!p.Noted()) {
         ++ok;
         continue;
       }
       const std::vector<std::string> findings = PairFindings(p);
       absl::StrAppend(&out, "| ", Cell(p.server), " <- ", Cell(p.client), " | ", p.device, " | ",
-                      p.Failed() ? "fail" : "slow", " | ", CountsText(p.summary), " | ",
-                      findings.empty() ? "" : Cell(findings.front()), " |\n");
+                      p.Failed() ? "fail" : p.slow ? "slow" : "low path MTU", " | ", CountsText(p.summary), " | ",
+                      findings.empty() ? "" : Cell(findings.front()), " | ", Cell(PathMtuText(p)), " |\n");
     }
     absl::StrAppend(&out, "\n", ok, " pairs ok (fleet.json lists each with its numbers).\n");
   }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "results/bench_result.h"
+#include "reports/fleet/fleet_profile.h"
 #include "reports/fleet/fleet_tally.h"
 #include "reports/fleet/results_skim.h"
 
@@ -44,7 +45,24 @@ int FleetReport::FailedPairs() const {
 }
 
 int FleetReport::SlowPairs() const {
-  return static_cast<int>(std::count_if(pairs.begin(), pairs.end(), [](const FleetPair& p) { return p.slow; }));
+  // A failed pair counts as failed only, as its verdict says, however slow it was too.
+  return static_cast<int>(std::count_if(pairs.begin(), pairs.end(), [](const FleetPair& p) { return p.slow && !p.Failed(); }));
+}
+
+std::vector<std::string> FleetReport::FlappingNodes() const {
+  std::vector<std::string> names;
+  for (const FleetNode& node : nodes) {
+    if (!node.flapping_links.empty()) names.push_back(node.name);
+  }
+  return names;
+}
+
+std::vector<const FleetPair*> FleetReport::LowPathMtuPairs() const {
+  std::vector<const FleetPair*> low;
+  for (const FleetPair& p : pairs) {
+    if (p.LowPathMtu()) low.push_back(&p);
+  }
+  return low;
 }
 
 std::vector<std::string> FleetReport::Outliers() const {
@@ -89,14 +107,19 @@ void AddNotes(const std::vector<std::string>& roots, FleetNode& node) {
 FleetReport BuildFleet(std::vector<DeviceRun> runs, const std::vector<std::vector<BenchRun>>& bench,
                        const FleetOptions& options) {
   FleetTally tally(options);
+  FleetMachines machines(options.profile, /*keep_all_capabilities=*/false);
   for (size_t i = 0; i < runs.size(); ++i) {
     tally.Add(runs[i], i < bench.size() ? bench[i] : std::vector<BenchRun>());
+    machines.Add(runs[i]);
     runs[i] = DeviceRun();  // folded in: the tally keeps what it needs
   }
-  return std::move(tally).Finish();
+  FleetReport fleet = std::move(tally).Finish();
+  machines.Judge(fleet);
+  return fleet;
 }
 
-absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, const FleetOptions& options) {
+absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, const FleetOptions& options,
+                                      std::vector<NodeFacts>* machines_out) {
   namespace fs = std::filesystem;
   std::vector<std::string> dirs;
   for (const std::string& root : roots) {
@@ -120,14 +143,18 @@ absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, con
   std::sort(dirs.begin(), dirs.end());
   // One run at a time: read, folded in, dropped.
   FleetTally tally(options);
+  FleetMachines machines(options.profile, /*keep_all_capabilities=*/machines_out != nullptr);
   for (const std::string& dir : dirs) {
     absl::StatusOr<DeviceRun> run = LoadFleetRun(dir);
     if (!run.ok()) return run.status();
     absl::StatusOr<std::vector<BenchRun>> bench = LoadBenchRuns(dir);
     if (!bench.ok()) return bench.status();
     tally.Add(*run, *std::move(bench));
+    machines.Add(*run);
   }
   FleetReport fleet = std::move(tally).Finish();
+  machines.Judge(fleet);
+  if (machines_out != nullptr) *machines_out = machines.Nodes(fleet);
   for (FleetNode& node : fleet.nodes) AddNotes(roots, node);
   return fleet;
 }

@@ -7,7 +7,8 @@
 // cross-node run of the pair (HOST serving, hostname running), not a node's own run.
 //
 // Per node: its verdict, worst first —
-//   fail       a test failed or xpassed (incl. BrokenCapability.*) in one of its own runs
+//   fail       a test failed or xpassed (incl. BrokenCapability.*) in one of its own runs,
+//              or it is below the machine profile given (--profile: fleet_profile.h)
 //   missing    named in --nodes but no run found, or it lacks a device most nodes have, or
 //              a device of it lacks a capability most devices of its kind have (below)
 //   incomplete a run that did not finish (results.json "complete": false: a kernel panic,
@@ -30,6 +31,9 @@
 // The majority is taken per device name (every node's "mlx5_0" together), item by item:
 // each test's status, each capability's outcome, the versions (driver, firmware, kernel,
 // rdma-core), the settings a run chose (active MTU, GID index and type, link layer: drift),
+// the port's link as the kernel states it (rate, netdev MTU, PCIe link; these against the
+// devices of the same name and kind only, so another NIC model is not drift; a key no run
+// recorded is no difference),
 // whether the device's counters moved with a test's traffic (a traffic flag).
 // When outcomes tie, the healthier one is taken as the majority (pass over xfail over skip
 // over not run over fail), so in a fleet of two the broken node is the one named.
@@ -37,6 +41,9 @@
 // Per pair: the cross-node verdict, and each benchmark point (operation, metric, size)
 // against the fleet's median of that point over all pairs: speed = bandwidth / median, or
 // median latency / latency; below `slow_fraction` the pair is slow.
+// A pair whose path MTU (environment "path_mtu") is below both ports' active MTUs
+// ("active_mtu", "peer_active_mtu") is named too: it ran at less than the path carries.
+// At the smaller of the two it is as it should be.
 //
 // The runs are read one at a time and dropped (fleet_tally.h): the report keeps a small
 // digest per run (FleetRun) and tallies per test and capability, so its memory grows with
@@ -44,10 +51,14 @@
 #ifndef RDMACHECK_REPORTS_FLEET_FLEET_MODEL_H_
 #define RDMACHECK_REPORTS_FLEET_FLEET_MODEL_H_
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "machine/machine_profile.h"
+#include "machine/node_facts.h"
 #include "results/bench_result.h"
 #include "results/results.h"
 #include "reports/report_model.h"
@@ -57,6 +68,7 @@ namespace rdmacheck {
 struct FleetOptions {
   double slow_fraction = 0.8;               // a pair below this fraction of the median speed is slow
   std::vector<std::string> expected_nodes;  // --nodes: every node that should have reported
+  std::optional<MachineProfile> profile;    // --profile: what every node must show (fleet_profile.h)
 };
 
 // One way a node's run differs from the fleet's majority.
@@ -115,6 +127,12 @@ struct FleetNode {
   std::vector<MissingCapability> missing_capabilities;
   std::vector<NodeFailure> failures;  // every failed or xpassed test, in run order
   std::vector<std::string> notes;  // why it has no results for a device (trouble.txt), or none at all
+  std::vector<std::string> profile_violations;  // below options.profile, one line each (machine/profile_check.h)
+  // Ports that went down in the window before a run (results.json environment "link_flaps",
+  // doctor/link_flaps.h), not counting a conformance run's own link tests: a finding that
+  // makes the node an outlier; past a profile's link_flaps.max a violation too.
+  std::vector<std::string> flapping_links;  // "rxe0 port 1: went down 3 times in the 3600 s before its run"
+
   bool outlier = false;            // stands out from the fleet's majority (above)
   int DifferenceCount() const;
 };
@@ -134,7 +152,19 @@ struct FleetPair {
   RunSummary summary;
   std::vector<PairPoint> bench;
   bool slow = false;
+  // Bytes, from the client's results.json environment (0: not recorded): the path MTU its
+  // pairs used, its port's active MTU and the serving port's.
+  int path_mtu = 0, active_mtu = 0, peer_active_mtu = 0;
+  // The evidence a failed pair gives which side is at fault (fault_side.h): its first failed
+  // test ("Connect/RcSendTest...: <the failure's first line>"), and the device's error
+  // counters that moved during the run (environment traffic_run_totals: retries, sequence
+  // errors, RNR, link_downed).
+  std::string first_failure;
+  std::map<std::string, int64_t> error_counters;
   bool Failed() const { return summary.fail + summary.xpass > 0; }
+  // Below both ports' active MTUs: the pair could have used a larger one (a finding, not trouble).
+  bool LowPathMtu() const { return path_mtu > 0 && path_mtu < active_mtu && path_mtu < peer_active_mtu; }
+  bool Noted() const { return Failed() || slow || LowPathMtu(); }  // listed first in every document
 };
 
 struct FleetReport {
@@ -147,7 +177,9 @@ struct FleetReport {
   int CountNodes(NodeVerdict verdict) const;
   std::vector<std::string> Outliers() const;  // the outlier nodes' names, worst first
   int FailedPairs() const;
-  int SlowPairs() const;
+  int SlowPairs() const;  // slow and not failed (a pair's verdict is one of ok, slow, fail)
+  std::vector<const FleetPair*> LowPathMtuPairs() const;
+  std::vector<std::string> FlappingNodes() const;  // nodes with a flapping link, worst first
   bool Troubled() const;  // a node failed, is missing or did not finish, or a pair failed or is slow
 };
 
@@ -161,7 +193,9 @@ FleetReport BuildFleet(std::vector<DeviceRun> runs, const std::vector<std::vecto
 // node's notes (trouble.txt). Errors name the file; no run under any root is an
 // error unless options name the expected nodes (one root without runs is not: pairs/ of a
 // fleet where no pair could run).
-absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, const FleetOptions& options);
+// `machines`, when given, receives every node's facts (fleet_profile.h) to learn a profile from.
+absl::StatusOr<FleetReport> LoadFleet(const std::vector<std::string>& roots, const FleetOptions& options,
+                                      std::vector<NodeFacts>* machines = nullptr);
 
 }  // namespace rdmacheck
 

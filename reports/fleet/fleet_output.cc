@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "reports/fleet/fault_side.h"
+#include "reports/fleet/fleet_profile.h"
 #include "reports/presentation.h"
 #include "reports/report_output.h"
 
@@ -33,6 +34,29 @@ std::string FleetHeadline(const FleetReport& fleet) {
     absl::StrAppend(&line, "; at fault: ", calls.front().line,
                     calls.size() > 1 ? absl::StrCat(" (+", calls.size() - 1, " more)") : "");
   }
+  // Pairs that used less than both their ports carry (names: "server <- client").
+  if (const std::vector<const FleetPair*> low = fleet.LowPathMtuPairs(); !low.empty()) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < low.size() && i < kFleetListLimit; ++i) {
+      names.push_back(absl::StrCat(low[i]->server, " <- ", low[i]->client));
+    }
+    absl::StrAppend(&line, "; low path MTU: ", absl::StrJoin(names, ", "),
+                    low.size() > names.size() ? absl::StrCat(" and ", low.size() - names.size(), " more") : "");
+  }
+  // Ports that went down before a node's run (FleetNode::flapping_links).
+  if (const std::vector<std::string> flapping = fleet.FlappingNodes(); !flapping.empty()) {
+    const size_t shown = std::min(flapping.size(), kFleetListLimit);
+    absl::StrAppend(&line, "; flapping links: ", absl::StrJoin(flapping.begin(), flapping.begin() + shown, ", "),
+                    flapping.size() > shown ? absl::StrCat(" and ", flapping.size() - shown, " more") : "");
+  }
+  // The nodes below the machine profile (--profile: fleet_profile.h).
+  if (const std::vector<std::string> below = NodesBelowProfile(fleet); !below.empty()) {
+    const size_t shown = std::min(below.size(), kFleetListLimit);
+    const std::string& type = fleet.options.profile->machine_type;
+    absl::StrAppend(&line, "; below the profile", type.empty() ? "" : " of " + type, ": ",
+                    absl::StrJoin(below.begin(), below.begin() + shown, ", "),
+                    below.size() > shown ? absl::StrCat(" and ", below.size() - shown, " more") : "");
+  }
   const std::vector<std::string> outliers = fleet.Outliers();
   if (!outliers.empty()) {
     const size_t shown = std::min(outliers.size(), kFleetListLimit);
@@ -60,10 +84,13 @@ std::string FleetSummaryText(const FleetReport& fleet, const std::vector<std::st
   if (shown > 10) absl::StrAppend(&out, "  ... ", shown - 10, " more nodes in the report\n");
   for (const FaultCall& call : WhichSideIsAtFault(fleet.pairs)) absl::StrAppend(&out, "  at fault: ", call.line, "\n");
   for (const FleetPair& p : fleet.pairs) {
-    if (!p.Failed() && !p.slow) break;  // sorted: trouble first
+    if (!p.Noted()) break;  // sorted: trouble first
     const std::vector<std::string> findings = PairFindings(p);
-    absl::StrAppend(&out, "  pair ", p.server, " <- ", p.client, " ", p.device, ": ",
-                    p.Failed() ? CountsText(p.summary) : findings.front(), "\n");
+    std::vector<std::string> said;
+    if (p.Failed()) said.push_back(CountsText(p.summary));
+    if (!p.Failed() && p.slow) said.push_back(findings.front());
+    if (p.LowPathMtu()) said.push_back("path MTU " + PathMtuText(p));
+    absl::StrAppend(&out, "  pair ", p.server, " <- ", p.client, " ", p.device, ": ", absl::StrJoin(said, "; "), "\n");
   }
   for (const std::string& path : written) absl::StrAppend(&out, "rdmacheck fleet: wrote ", path, "\n");
   return out;

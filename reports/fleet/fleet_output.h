@@ -3,9 +3,10 @@
 //
 // Both documents lead with the trouble: nodes worst first (fail, missing, incomplete,
 // outlier), each with its failing tests and how it differs from the fleet's majority;
-// healthy nodes only by name, folded (<details>) in the page; pairs failed or slow first,
-// the rest folded. Lists inside one node are cut at kFleetListLimit lines ("... N more"),
-// so a page over hundreds of nodes stays readable; fleet.json keeps everything.
+// healthy nodes only by name, folded (<details>) in the page; pairs failed, slow or below
+// their path MTU first (FleetPair::Noted), the rest folded. Lists inside one node are cut
+// at kFleetListLimit lines ("... N more"), so a page over hundreds of nodes stays
+// readable; fleet.json keeps everything.
 #ifndef RDMACHECK_REPORTS_FLEET_FLEET_OUTPUT_H_
 #define RDMACHECK_REPORTS_FLEET_FLEET_OUTPUT_H_
 
@@ -29,7 +30,8 @@ std::string FleetToHtml(const FleetReport& fleet);
 absl::StatusOr<std::vector<std::string>> WriteFleetFiles(const FleetReport& fleet, const std::string& dir);
 
 // "12 nodes: 10 healthy, 1 outlier, 1 fail; 66 pairs: 65 ok, 0 failed, 1 slow; outliers:
-// node07, node11" (at most kFleetListLimit names).
+// node07, node11" (at most kFleetListLimit names); "; low path MTU: node03 <- node04" before
+// the outliers when a pair's path MTU is below both its ports'.
 std::string FleetHeadline(const FleetReport& fleet);
 
 // A node's verdict as the documents show it: "fail, outlier" for a failing node that stands
@@ -46,12 +48,16 @@ std::string FailureLine(const NodeFailure& failure);
 std::string DifferenceText(const Difference& d);
 // "mlx5_0: lacks odp: unsupported here, supported on 498 of the fleet's 499 mlx5 devices".
 std::string MissingCapabilityText(const MissingCapability& m);
-// What is wrong with a node, one line each, device first: why it has no results (notes),
+// What is wrong with a node, one line each, device first: where it is below the machine
+// profile (--profile: fleet_profile.h), why it has no results (notes),
 // its runs that did not finish and why (presentation.h IncompleteRunLine), its failed
 // tests, the devices and capabilities it lacks, then how else it differs from the majority.
 std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode& node);
 // A pair's benchmark points, slowest first: "send latency 64 B: 31.0 us, 0.52 of the median".
 std::vector<std::string> PairFindings(const FleetPair& pair);
+// A pair's path MTU: "1024, below both ports' active MTU (node-b 4096, node-a 4096)" when
+// LowPathMtu(), else "4096"; "" when the run did not record it.
+std::string PathMtuText(const FleetPair& pair);
 
 }  // namespace rdmacheck
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "machine/node_facts.h"
 #include "reports/presentation.h"
 #include "results/failure_line.h"
 
@@ -14,12 +15,18 @@ namespace {
 
 // What a fleet's devices of one name should agree on (results.json environment keys): the
 // versions, then the settings each run recorded as it chose them (the port's active MTU,
-// the GID index and type the connections used, the link layer). A setting unlike the
+// the GID index and type the connections used, the link layer), then the link as the
+// kernel states it (runner/conformance_run.h RunEnvironment). A setting unlike the
 // majority's is drift: a node with MTU 1024 where the rest run 4096, a GID on another
-// index or of another type (RoCEv1 where the rest use RoCEv2).
-constexpr const char* kVersionKeys[] = {"driver", "fw_ver", "kernel", "rdma_core",
-                                        "active_mtu", "gid_index", "gid_type", "link_layer"};
+// index or of another type (RoCEv1 where the rest use RoCEv2), a port trained at 50 Gb/s
+// or a NIC in a x8 slot where the rest have 100 Gb/s and x16. A key a run did not record
+// is "" (rxe and siw have no PCIe link): where no run has it, the values agree.
+constexpr const char* kVersionKeys[] = {"driver",     "fw_ver",    "kernel",   "rdma_core",  "active_mtu", "gid_index",
+                                        "gid_type",   "link_layer", "port_rate", "netdev_mtu", "pcie_link"};
 constexpr size_t kVersions = 4;  // the first four: "version", the rest "setting"
+// kVersionKeys[kLinkFacts] on, the link facts, are held against the devices of the same
+// kind (KindOf) too: another NIC model has another rate and slot by design, not by drift.
+constexpr size_t kLinkFacts = 8;
 
 std::string HostOf(const DeviceRun& run) {
   const std::string host = JsonText(run.results.environment.value("hostname", nlohmann::json()));
@@ -36,16 +43,13 @@ std::string PeerHostOf(const DeviceRun& run) {
 
 // The devices whose capabilities should agree: "mlx5 15b3:101d", the driver alone where the
 // profile names no vendor part.
-std::string KindOf(const DeviceRun& run) {
-  std::string driver = JsonText(run.results.environment.value("driver", nlohmann::json()));
-  if (driver.empty()) driver = JsonText(run.identity.value("driver", nlohmann::json()));
-  auto id = [&](const char* key) {
-    const nlohmann::json value = run.identity.value(key, nlohmann::json());
-    return value.is_number_integer() ? value.get<uint32_t>() : 0u;
-  };
-  return id("vendor_part_id") == 0 ? driver
-                                   : absl::StrFormat("%s %04x:%04x", driver, id("vendor_id"), id("vendor_part_id"));
-}
+// The device counters that say a pair's traffic hit trouble (rxe_hw_counters.c; an HCA's
+// error counters by the same names), for the fault-side evidence.
+constexpr const char* kErrorCounters[] = {"retry_exceeded_err", "retry_rnr_exceeded_err", "completer_retry_err",
+                                          "rcvd_seq_err",       "out_of_seq_request",     "duplicate_request",
+                                          "rcvd_rnr_err",       "send_err",               "link_downed"};
+
+std::string KindOf(const DeviceRun& run) { return DeviceKind(run.results.environment, run.identity); }
 
 // Outcome ranks for breaking ties: lower is healthier.
 int Rank(const std::string& outcome) {
@@ -78,7 +82,18 @@ NodeVerdict Judge(const std::vector<FleetRun>& runs, const FleetNode& node) {
   for (const NodeDevice& d : node.devices) {
     if (!runs[d.run].complete) return NodeVerdict::kIncomplete;
   }
-  return node.DifferenceCount() > 0 ? NodeVerdict::kOutlier : NodeVerdict::kHealthy;
+  return node.DifferenceCount() > 0 || !node.flapping_links.empty() ? NodeVerdict::kOutlier : NodeVerdict::kHealthy;
+}
+
+// "rxe0 port 1: went down 3 times in the 3600 s before its run" from a run's environment
+// "link_flaps" (cli/run_command.cc); "" when it recorded none, or no down.
+std::string FlappingLink(const DeviceRun& run) {
+  const nlohmann::json flaps = run.results.environment.value("link_flaps", nlohmann::json());
+  if (!flaps.is_object() || !flaps.value("downs", nlohmann::json()).is_number_integer()) return "";
+  const int64_t downs = flaps["downs"].get<int64_t>();
+  if (downs <= 0) return "";
+  return absl::StrCat(run.results.device, " port ", flaps.value("port", 0), ": went down ", downs,
+                      downs == 1 ? " time" : " times", " in the ", flaps.value("window_s", 0), " s before its run");
 }
 
 void AppendId(std::string& bytes, uint32_t id) { bytes.append(reinterpret_cast<const char*>(&id), sizeof(id)); }
@@ -139,7 +154,22 @@ void FleetTally::Add(const DeviceRun& run, std::vector<BenchRun> bench) {
     pattern.capabilities.emplace_back(id, Intern(observed.outcome));
   }
   if (!digest.peer.empty()) {  // a pair's run: judged against the other pairs, by its benchmark
-    pair_runs_.emplace_back(index, std::move(bench));
+    auto bytes = [&](const char* key) {
+      const nlohmann::json value = run.results.environment.value(key, nlohmann::json());
+      return value.is_number_integer() ? value.get<int>() : 0;
+    };
+    PairRun pair{index, std::move(bench), bytes("path_mtu"), bytes("active_mtu"), bytes("peer_active_mtu"), "", {}};
+    for (const TestResult& t : run.results.tests) {
+      if (!IsFailure(t.status)) continue;
+      pair.first_failure = absl::StrCat(t.name, ": ", t.status == TestStatus::kXpass ? "xpass" : FailureLine(t.message));
+      break;
+    }
+    const nlohmann::json totals = run.results.environment.value("traffic_run_totals", nlohmann::json::object());
+    for (const char* name : kErrorCounters) {
+      const nlohmann::json v = totals.is_object() ? totals.value(name, nlohmann::json()) : nlohmann::json();
+      if (v.is_number_integer() && v.get<int64_t>() > 0) pair.error_counters[name] = v.get<int64_t>();
+    }
+    pair_runs_.push_back(std::move(pair));
     runs_.push_back(std::move(digest));
     return;
   }
@@ -157,6 +187,7 @@ void FleetTally::Add(const DeviceRun& run, std::vector<BenchRun> bench) {
   }
   pattern.tests = std::move(unique);
   std::sort(pattern.capabilities.begin(), pattern.capabilities.end());
+  static_assert(std::size(kVersionKeys) == std::tuple_size<decltype(pattern.versions)>::value);
   for (size_t i = 0; i < std::size(kVersionKeys); ++i) {
     pattern.versions[i] = Intern(JsonText(run.results.environment.value(kVersionKeys[i], nlohmann::json())));
   }
@@ -164,6 +195,7 @@ void FleetTally::Add(const DeviceRun& run, std::vector<BenchRun> bench) {
   for (const TestResult& t : run.results.tests) {
     if (IsFailure(t.status)) failures_[index].push_back({index, digest.device, t.name, t.status, FailureLine(t.message)});
   }
+  if (std::string flapping = FlappingLink(run); !flapping.empty()) flapping_[index] = std::move(flapping);
   node_runs_.emplace_back(index, InternPattern(std::move(pattern)));
   runs_.push_back(std::move(digest));
 }
@@ -224,13 +256,21 @@ void FleetTally::JudgeGroup(const std::vector<size_t>& group, const std::vector<
     }
   }
   for (size_t i = 0; i < std::size(kVersionKeys); ++i) {
-    std::map<std::string, int> values;
-    for (const auto& [p, n] : weight) values[strings_[patterns_[p].versions[i]]] += n;
-    if (values.size() == 1) continue;
-    const std::string majority = Majority(values);
+    // By kind for the link facts; one majority for the whole group for the rest.
+    auto kind_of = [&](uint32_t p) { return i < kLinkFacts ? 0u : patterns_[p].kind; };
+    std::map<uint32_t, std::map<std::string, int>> values;  // kind -> value -> runs
+    for (const auto& [p, n] : weight) values[kind_of(p)][strings_[patterns_[p].versions[i]]] += n;
+    std::map<uint32_t, std::string> majority;
+    for (const auto& [kind, counts] : values) {
+      if (counts.size() > 1) majority[kind] = Majority(counts);
+    }
+    if (majority.empty()) continue;
     for (size_t k : group) {
+      auto m = majority.find(kind_of(node_runs_[k].second));
       const std::string& value = strings_[pattern_of(k).versions[i]];
-      if (value != majority) differences[k].push_back({i < kVersions ? "version" : "setting", kVersionKeys[i], value, majority});
+      if (m != majority.end() && value != m->second) {
+        differences[k].push_back({i < kVersions ? "version" : "setting", kVersionKeys[i], value, m->second});
+      }
     }
   }
 }
@@ -282,6 +322,7 @@ void FleetTally::JudgeNodes(FleetReport& fleet) {
     node.devices.push_back({run, runs_[run].device, runs_[run].summary, std::move(differences[k])});
     for (MissingCapability& m : missing_capabilities[k]) node.missing_capabilities.push_back(std::move(m));
     for (NodeFailure& f : failures_[run]) node.failures.push_back(std::move(f));
+    if (auto f = flapping_.find(run); f != flapping_.end()) node.flapping_links.push_back(f->second);
   }
   for (auto& [name, node] : nodes) {
     for (const auto& [device, hosts] : hosts_of) {
@@ -290,7 +331,7 @@ void FleetTally::JudgeNodes(FleetReport& fleet) {
     }
     node.verdict = Judge(runs_, node);
     // Failing tests the rest pass are differences too; no results where others have some.
-    node.outlier = node.DifferenceCount() > 0 || !node.missing_capabilities.empty() ||
+    node.outlier = node.DifferenceCount() > 0 || !node.missing_capabilities.empty() || !node.flapping_links.empty() ||
                    (node.devices.empty() && !node_runs_.empty());
     fleet.nodes.push_back(std::move(node));
   }
@@ -304,8 +345,8 @@ void FleetTally::JudgeNodes(FleetReport& fleet) {
 void FleetTally::JudgePairs(FleetReport& fleet) {
   auto key = [](const BenchPoint& p) { return absl::StrCat(p.op, " ", p.metric, " ", p.size); };
   std::map<std::string, std::vector<double>> headlines;  // point -> every pair's headline
-  for (const auto& [run, bench] : pair_runs_) {
-    for (const BenchRun& b : bench) {
+  for (const PairRun& pair_run : pair_runs_) {
+    for (const BenchRun& b : pair_run.bench) {
       for (const BenchPoint& p : b.points) {
         if (p.ok() && p.Headline() > 0) headlines[key(p)].push_back(p.Headline());
       }
@@ -317,10 +358,20 @@ void FleetTally::JudgePairs(FleetReport& fleet) {
     std::nth_element(values.begin(), mid, values.end());
     medians[k] = *mid;
   }
-  for (const auto& [run, bench] : pair_runs_) {
-    const FleetRun& r = runs_[run];
-    FleetPair pair{r.peer, r.host, r.device, run, r.summary, {}, false};
-    for (const BenchRun& b : bench) {
+  for (const PairRun& pair_run : pair_runs_) {
+    const FleetRun& r = runs_[pair_run.run];
+    FleetPair pair;
+    pair.server = r.peer;
+    pair.client = r.host;
+    pair.device = r.device;
+    pair.run = pair_run.run;
+    pair.summary = r.summary;
+    pair.first_failure = pair_run.first_failure;
+    pair.error_counters = pair_run.error_counters;
+    pair.path_mtu = pair_run.path_mtu;
+    pair.active_mtu = pair_run.active_mtu;
+    pair.peer_active_mtu = pair_run.peer_active_mtu;
+    for (const BenchRun& b : pair_run.bench) {
       for (const BenchPoint& p : b.points) {
         if (!p.ok() || p.Headline() <= 0) continue;
         PairPoint point{p, medians[key(p)], 1, false};
@@ -340,6 +391,7 @@ void FleetTally::JudgePairs(FleetReport& fleet) {
   std::stable_sort(fleet.pairs.begin(), fleet.pairs.end(), [&](const FleetPair& a, const FleetPair& b) {
     if (a.Failed() != b.Failed()) return a.Failed();
     if (a.slow != b.slow) return a.slow;
+    if (a.LowPathMtu() != b.LowPathMtu()) return a.LowPathMtu();
     return slowest(a) < slowest(b);
   });
 }

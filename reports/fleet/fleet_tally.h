@@ -47,7 +47,7 @@ class FleetTally {
   struct Pattern {
     std::vector<std::pair<uint32_t, uint8_t>> tests;  // (test id, status code | kFlagged), by id
     std::vector<std::pair<uint32_t, uint32_t>> capabilities;  // (capability id, outcome string id), by id
-    std::array<uint32_t, 8> versions{};  // string ids of the versions and settings (kVersionKeys)
+    std::array<uint32_t, 11> versions{};  // string ids of the versions, settings, link facts (kVersionKeys)
     uint32_t kind = 0;                   // string id of "mlx5 15b3:101d" (fleet_model.h)
     // Filled by Finish: by test id (kNotRun where absent), by capability id (the id of "").
     std::vector<uint8_t> dense_tests;
@@ -71,8 +71,16 @@ class FleetTally {
   // Node runs: index into runs_, and its pattern; their failures by run.
   std::vector<std::pair<size_t, uint32_t>> node_runs_;
   std::map<size_t, std::vector<NodeFailure>> failures_;
-  // Pair runs: index into runs_, and its benchmark runs.
-  std::vector<std::pair<size_t, std::vector<BenchRun>>> pair_runs_;
+  std::map<size_t, std::string> flapping_;  // run index -> its flapping link (FleetNode::flapping_links)
+  // Pair runs: index into runs_, its benchmark runs, and its MTUs (FleetPair's).
+  struct PairRun {
+    size_t run = 0;
+    std::vector<BenchRun> bench;
+    int path_mtu = 0, active_mtu = 0, peer_active_mtu = 0;
+    std::string first_failure;                     // FleetPair::first_failure
+    std::map<std::string, int64_t> error_counters;  // FleetPair::error_counters
+  };
+  std::vector<PairRun> pair_runs_;
 
   // The catalogue as the runs show it: tests (suite, name) and suites in first-seen order,
   // capabilities, and every outcome and version string.
