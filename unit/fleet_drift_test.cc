@@ -28,25 +28,8 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using namespace fixtures;  // NOLINT: the fixtures are this file's vocabulary
 
-const FleetNode& Node(const FleetReport& fleet, const std::string& name) {
-  for (const FleetNode& n : fleet.nodes) {
-    if (n.name == name) return n;
-  }
-  ADD_FAILURE() << "no node " << name;
-  static const FleetNode none;
-  return none;
-}
 
-std::vector<Difference> DifferencesOf(const FleetNode& node) {
-  std::vector<Difference> all;
-  for (const NodeDevice& d : node.devices) all.insert(all.end(), d.differences.begin(), d.differences.end());
-  return all;
-}
 
-auto Diff(const std::string& kind, const std::string& subject, const std::string& value, const std::string& majority) {
-  return AllOf(Field(&Difference::kind, kind), Field(&Difference::subject, subject), Field(&Difference::value, value),
-               Field(&Difference::majority, majority));
-}
 
 // Nodes a..e of one NIC model, each run with `key` = `fleet_value`, but node b's `b_value`.
 std::vector<DeviceRun> FleetWith(const std::string& key, const nlohmann::json& fleet_value,

@@ -8,7 +8,10 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "results/bench_result.h"
+#include "reports/fleet/fleet_model.h"
 #include "reports/fleet/rounds.h"
 #include "unit/report_fixtures.h"
 
@@ -100,6 +103,31 @@ inline SyntheticFleet MakeSyntheticFleet(int n, int tests) {
     fleet.bench.push_back({PairBench(slow ? 5.0 : 2.0 + 0.001 * p, slow ? 4000 : 10000 - p)});
   }
   return fleet;
+}
+
+// The node called `name` of a built fleet (a test failure, and an empty node, when there is none).
+inline const FleetNode& Node(const FleetReport& fleet, const std::string& name) {
+  for (const FleetNode& n : fleet.nodes) {
+    if (n.name == name) return n;
+  }
+  ADD_FAILURE() << "no node " << name;
+  static const FleetNode none;
+  return none;
+}
+
+// Every difference of every device of `node`.
+inline std::vector<Difference> DifferencesOf(const FleetNode& node) {
+  std::vector<Difference> all;
+  for (const NodeDevice& d : node.devices) all.insert(all.end(), d.differences.begin(), d.differences.end());
+  return all;
+}
+
+// Matches a Difference field by field.
+inline auto Diff(const std::string& kind, const std::string& subject, const std::string& value,
+                 const std::string& majority) {
+  using ::testing::Field;
+  return ::testing::AllOf(Field(&Difference::kind, kind), Field(&Difference::subject, subject),
+                          Field(&Difference::value, value), Field(&Difference::majority, majority));
 }
 
 }  // namespace rdmacheck::fixtures

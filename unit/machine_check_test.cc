@@ -10,6 +10,7 @@
 #include "machine/profile_check.h"
 #include "reports/fleet/fleet_model.h"
 #include "reports/fleet/fleet_output.h"
+#include "unit/fleet_fixtures.h"
 #include "unit/machine_fixtures.h"
 
 namespace rdmacheck {
@@ -149,14 +150,6 @@ ProfiledFleet ThreeNodes(double slow_pair_gb_per_s = 180) {
   return f;
 }
 
-const FleetNode& Node(const FleetReport& fleet, const std::string& name) {
-  for (const FleetNode& n : fleet.nodes) {
-    if (n.name == name) return n;
-  }
-  ADD_FAILURE() << "no node " << name;
-  static const FleetNode none;
-  return none;
-}
 
 TEST(FleetProfileTest, ANodeBelowItsProfileFailsAndIsNamedFirst) {
   ProfiledFleet f = ThreeNodes();
