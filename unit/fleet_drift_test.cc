@@ -28,9 +28,6 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using namespace fixtures;  // NOLINT: the fixtures are this file's vocabulary
 
-
-
-
 // Nodes a..e of one NIC model, each run with `key` = `fleet_value`, but node b's `b_value`.
 std::vector<DeviceRun> FleetWith(const std::string& key, const nlohmann::json& fleet_value,
                                  const nlohmann::json& b_value) {
@@ -76,6 +73,21 @@ INSTANTIATE_TEST_SUITE_P(
                       LinkDrift{"pcie_link", "16.0 GT/s PCIe x16", "16.0 GT/s PCIe x8", "16.0 GT/s PCIe x16",
                                 "16.0 GT/s PCIe x8"}),
     [](const ::testing::TestParamInfo<LinkDrift>& info) { return info.param.key; });
+
+// A failing node that also drifts: the drift is named before its failures, the first of
+// what a reader sees (often why the tests fail).
+TEST(FleetDriftTest, DriftIsNamedBeforeTheFailures) {
+  std::vector<DeviceRun> runs = FleetWith("netdev_mtu", 9000, 1500);
+  runs[1].results.tests[0].status = TestStatus::kFail;
+  runs[1].results.tests[0].message = "Value of: wc.status\nExpected: IBV_WC_SUCCESS";
+  FleetReport fleet = BuildFleet(runs, {}, {});
+  const FleetNode& b = Node(fleet, "b");
+  ASSERT_EQ(b.verdict, NodeVerdict::kFail);
+  const std::vector<std::string> findings = NodeFindings(fleet, b);
+  ASSERT_GE(findings.size(), 2u);
+  EXPECT_EQ(findings[0], "mlx5_0: setting netdev_mtu: 1500 (fleet: 9000)");
+  EXPECT_THAT(findings[1], HasSubstr("fail "));
+}
 
 // rxe and siw have no PCI parent: no run records pcie_link, and that is no difference.
 TEST(FleetDriftTest, AKeyNoRunRecordedMakesNoDifference) {

@@ -34,13 +34,21 @@ std::vector<std::string> NodeFindings(const FleetReport& fleet, const FleetNode&
   for (const NodeDevice& d : node.devices) {
     if (!fleet.runs[d.run].incomplete.empty()) lines.push_back(fleet.runs[d.run].incomplete);
   }
+  // Drift next (a version or setting unlike the fleet's): often why the tests below fail.
+  auto drift = [](const Difference& diff) { return diff.kind == "version" || diff.kind == "setting"; };
+  for (const NodeDevice& d : node.devices) {
+    for (const Difference& diff : d.differences) {
+      if (drift(diff)) lines.push_back(absl::StrCat(d.device, ": ", DifferenceText(diff)));
+    }
+  }
   for (const NodeFailure& f : node.failures) {
     lines.push_back(absl::StrCat(f.device, ": ", TestStatusName(f.status), " ", f.test, ": ", FailureLine(f)));
   }
   for (const std::string& device : node.missing_devices) lines.push_back(absl::StrCat("no ", device, " (most nodes have it)"));
   for (const MissingCapability& m : node.missing_capabilities) lines.push_back(MissingCapabilityText(m));
   auto listed_above = [&](const NodeDevice& d, const Difference& diff) {
-    // A failing test the fleet passes, with its message; a capability its kind has.
+    // Drift; a failing test the fleet passes, with its message; a capability its kind has.
+    if (drift(diff)) return true;
     if (diff.kind == "test") return diff.value == "fail" || diff.value == "xpass";
     return diff.kind == "capability" &&
            std::any_of(node.missing_capabilities.begin(), node.missing_capabilities.end(),
