@@ -12,6 +12,7 @@
 #include "capabilities/expectations/expectations.h"
 #include "gtest/gtest.h"
 #include "cli/commands.h"
+#include "cli/expectation_flags.h"
 #include "runner/test_selection.h"
 #include "testing/catalogue.h"
 #include "nlohmann/json.hpp"
@@ -116,7 +117,7 @@ int ListCommand(const std::vector<std::string>& positional) {
       problems.emplace_back(expectations.status().message());
     } else {
       for (const ExpectationFile& file : *expectations) {
-        for (std::string& stale : StaleEntries(file, RegisteredTestNames())) problems.push_back(std::move(stale));
+        for (std::string& stale : StaleEntries(file, ExpectableNames())) problems.push_back(std::move(stale));
       }
     }
     for (const std::string& p : problems) std::cerr << "rdmacheck list: " << p << "\n";

@@ -19,6 +19,7 @@
 #include "capabilities/profile/identity_match.h"
 #include "gtest/gtest.h"
 #include "cli/commands.h"
+#include "cli/expectation_flags.h"
 #include "cli/flag_parser.h"
 #include "doctor/link_flaps.h"
 #include "harness/remote/peer_link.h"
@@ -35,9 +36,6 @@ ABSL_FLAG(std::vector<std::string>, suites, {}, "Comma-separated suites to run (
 ABSL_FLAG(std::string, capabilities, "",
           "Use this capability profile (capabilities.json of an earlier run or `probe --format=json`) instead of probing; "
           "it must have been probed on this device (driver, node GUID, firmware, kernel, rdma-core)");
-ABSL_FLAG(std::string, expectations, "",
-          "Expected deviations to apply (default: capabilities/expectations/<driver>.json for the device's driver)");
-ABSL_FLAG(bool, no_expectations, false, "Apply no expectation file: report raw outcomes");
 ABSL_FLAG(std::string, link_flap_state, rdmacheck::kDefaultLinkFlapState,
           "run, health: the node's history of its ports' link_downed counters (doctor/link_flaps.h), which `run` "
           "samples at its start and end and `health` checks against the profile's link_flaps");
@@ -66,24 +64,6 @@ void PrintResult(const TestResult& r) {
     absl::StrAppend(&line, "\n    ", absl::StrReplaceAll(r.message, {{"\n", "\n    "}}));
   }
   std::cout << line << std::endl;
-}
-
-// The expectation file this run applies, with every pattern checked against the registered
-// tests (a stale pattern is an error); nullopt when none applies.
-absl::StatusOr<std::optional<ExpectationFile>> RunExpectations(const std::string& driver) {
-  const std::string path = absl::GetFlag(FLAGS_expectations);
-  if (absl::GetFlag(FLAGS_no_expectations)) {
-    if (!path.empty()) return absl::InvalidArgumentError("--expectations and --no_expectations exclude each other");
-    return std::optional<ExpectationFile>();
-  }
-  absl::StatusOr<std::optional<ExpectationFile>> file =
-      path.empty() ? ExpectationsForDriver(driver) : absl::StatusOr<std::optional<ExpectationFile>>(LoadExpectations(path));
-  if (!file.ok() || !*file) return file;
-  std::vector<std::string> stale = StaleEntries(**file, RegisteredTestNames());
-  if (!stale.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat((*file)->path, ": ", absl::StrJoin(stale, "; ")));
-  }
-  return file;
 }
 
 // The profile the run decides its skips by: probed now, or --capabilities FILE when that was
@@ -150,7 +130,7 @@ int RunCommand(const std::vector<std::string>& positional) {
     plan.profile = *std::move(profile);
   }  // the children open the device themselves
 
-  absl::StatusOr<std::optional<ExpectationFile>> expectations = RunExpectations(plan.profile.identity.driver);
+  absl::StatusOr<std::optional<ExpectationFile>> expectations = SelectedExpectations(plan.profile.identity.driver);
   if (!expectations.ok()) return UsageError(expectations.status());
   const Identity& identity = plan.profile.identity;
   auto judge = [&](TestResult& r) {
@@ -237,9 +217,7 @@ int RunCommand(const std::vector<std::string>& positional) {
     }
     if (floor.failure) results.tests.push_back(*floor.failure);  // known from the start: in every write
     results.tests.insert(results.tests.begin(), broken.begin(), broken.end());
-    results.environment["expectations"] = *expectations ? (*expectations)->path
-                                          : absl::GetFlag(FLAGS_no_expectations) ? "none (--no_expectations)"
-                                                                                 : "none";
+    results.environment["expectations"] = ExpectationsInUse(*expectations);
     absl::Status written = WriteFile(json_path, ResultsToJson(results).dump(2) + "\n");
     if (written.ok()) written = WriteFile(plan.out_dir + "/junit.xml", ResultsToJunit(results));
     return written;

@@ -6,21 +6,35 @@
 // Prints one line per finding and a summary ("walk: seed 42, 500 steps, 0 findings"),
 // writes DIR/walk.json (default out/walk) with the seed, every action and its outcome, and
 // the findings; on a finding, the action list shrunk to what still shows the first finding
-// goes to DIR/walk-min.json (replay it with --replay). Exit 0 clean, 1 findings, 2 bad flags
-// or no device. The walk runs in a child process (walk/isolated.h): a provider that kills
-// its caller, or a call that never returns, is a finding at its step.
+// goes to DIR/walk-min.json (replay it with --replay). A finding the driver's expectation
+// file describes ("test": "Walk.<op>"; --expectations, --no_expectations as for `run`) is a
+// known deviation: printed and kept, not shrunk, not a failure. Exit 0 clean (or known
+// deviations only), 1 findings, 2 bad flags or no device. The walk runs in a child process
+// (walk/isolated.h): a provider that kills its caller, or a call that never returns, is a
+// finding at its step.
 //
-// The kernel log is not read here: its reader lives in runner/ (runner/kernel_log.h) and
-// the walk room stays below the runner; `dmesg` after a walk is the manual check for now.
+// The kernel log is read after every step (runner/kernel_log.h, from here: the walk room
+// stays below the runner): a WARN, BUG, oops, KASAN or UBSAN report, lockdep, a hung task or
+// an RCU stall is a finding at the step just done, signed by the report's first line without
+// what differs between runs, and the reports' lines go to DIR/kernel-log.txt.
+#include <unistd.h>
+
 #include <iostream>
 #include <optional>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "capabilities/expectations/expectations.h"
+#include "capabilities/probes/probe.h"
 #include "cli/commands.h"
+#include "cli/expectation_flags.h"
 #include "harness/files.h"
 #include "harness/selection_flags.h"
+#include "runner/kernel_log.h"
+#include "runner/leak_check.h"
 #include "walk/isolated.h"
 #include "walk/walk.h"
 
@@ -33,6 +47,43 @@ ABSL_FLAG(std::string, replay, "", "walk: run the actions of this walk.json (or 
 ABSL_FLAG(int32_t, shrink_runs, 150, "walk: replays the shrinker may spend on a finding (0: do not shrink)");
 
 namespace rdmacheck {
+namespace {
+
+// Passes on what the walk tells, and adds the leak check at its end: the verbs objects the
+// walk's process holds, as the kernel counts them (runner/leak_check.h), must be back to
+// what they were when it started once the teardown destroyed everything. A destroy that
+// returned 0 and left its object is found here and nowhere else.
+class LeakCheckingObserver : public walk::WalkObserver {
+ public:
+  explicit LeakCheckingObserver(walk::WalkObserver& next) : next_(next) {}
+  void Started(const walk::Traits& traits) override {
+    absl::StatusOr<ObjectCounts> counted = CountProcessObjects(getpid());
+    if (counted.ok()) baseline_ = *counted;  // no counts (no `rdma`, no netlink): no check
+    next_.Started(traits);
+  }
+  void Begin(int step, const walk::Action& action) override { next_.Begin(step, action); }
+  void Step(const walk::StepRecord& record, absl::Span<const walk::Finding> found) override {
+    next_.Step(record, found);
+  }
+  void Teardown() override { next_.Teardown(); }
+  void Finished(absl::Span<const walk::Finding> teardown_findings) override {
+    std::vector<walk::Finding> all(teardown_findings.begin(), teardown_findings.end());
+    if (baseline_) {
+      const std::string leak = CheckForLeaks(getpid(), *baseline_, absl::Seconds(2));
+      if (!leak.empty()) {
+        all.push_back({0, "teardown", absl::StrReplaceAll(leak, {{"after the suite's tests", "after the teardown"}}),
+                       "teardown: verbs objects leaked"});
+      }
+    }
+    next_.Finished(all);
+  }
+
+ private:
+  walk::WalkObserver& next_;
+  std::optional<ObjectCounts> baseline_;
+};
+
+}  // namespace
 
 int WalkCommand(const std::vector<std::string>& positional) {
   if (!positional.empty()) return UsageError(absl::StrCat("walk takes no arguments (got '", positional[0], "')"));
@@ -55,44 +106,86 @@ int WalkCommand(const std::vector<std::string>& positional) {
   // The device is opened here only to refuse a wrong one with one line; every walk, replay
   // and shrink runs in a child that opens it again (walk/isolated.h).
   std::string device_name;
+  Identity identity;
   {
     absl::StatusOr<SelectedDevice> device = OpenSelectedDevice();
     if (!device.ok()) return UsageError(device.status());
     device_name = device->selection.device;
+    absl::StatusOr<Profile> declared = ReadDeclared(device->context.get(), device->selection);
+    if (!declared.ok()) return UsageError(declared.status());
+    identity = declared->identity;
   }
+  absl::StatusOr<std::optional<ExpectationFile>> expectations = SelectedExpectations(identity.driver);
+  if (!expectations.ok()) return UsageError(expectations.status());
+  // A finding its driver's entry ("test": "Walk.<op>") describes is a known deviation: named,
+  // kept in walk.json, not shrunk, and it does not fail the walk.
+  auto judge = [&](walk::WalkResult& r) {
+    if (!*expectations) return;
+    for (walk::Finding& f : r.findings) {
+      const Expectation* e = FindMatchingExpectation(**expectations, walk::ExpectationName(f), f.message,
+                                                     identity.kernel, identity.rdma_core);
+      if (e != nullptr) f.expected = e->reason;
+    }
+  };
   const walk::DeviceOpener open = [] { return OpenSelectedDevice(); };
   const absl::Duration bound = walk::StepBound();
+  KernelLog kernel_log;  // from now on
+  std::vector<std::string> kernel_lines;
+  const walk::StepWatch watch = [&] {
+    std::vector<walk::Finding> found;
+    for (const KernelProblem& problem : kernel_log.ReadProblems()) {
+      if (problem.lines.empty()) continue;
+      found.push_back({0, "", absl::StrCat("the kernel logged: ", problem.lines.front()),
+                       KernelProblemSignature(problem.lines.front())});
+      kernel_lines.insert(kernel_lines.end(), problem.lines.begin(), problem.lines.end());
+    }
+    return found;
+  };
 
   std::optional<walk::WalkOptions> options;
   if (!recorded) options = walk::WalkOptions{absl::GetFlag(FLAGS_seed), steps, *weights};
+  const walk::Replayer replay_checked = [](ibv_context* context, const Selection& selection,
+                                   const std::vector<walk::Action>& actions, walk::WalkObserver& observer) {
+    LeakCheckingObserver checked(observer);
+    return walk::ReplayWalk(context, selection, actions, &checked);
+  };
   absl::StatusOr<walk::WalkResult> ran = walk::RunIsolated(
       open,
       [&](ibv_context* context, const Selection& selection, walk::WalkObserver& observer) {
-        return recorded ? walk::ReplayWalk(context, selection, recorded->actions, &observer)
-                        : walk::RunWalk(context, selection, *options, &observer);
+        if (recorded) return replay_checked(context, selection, recorded->actions, observer);
+        LeakCheckingObserver checked(observer);
+        return walk::RunWalk(context, selection, *options, &checked);
       },
-      bound);
+      bound, watch);
   if (!ran.ok()) return UsageError(ran.status());
+  judge(*ran);
   const walk::WalkResult& result = *ran;
+  std::vector<const walk::Finding*> unknown;
+  for (const walk::Finding& f : result.findings) {
+    if (f.expected.empty()) unknown.push_back(&f);
+  }
+  const std::vector<std::string> walk_kernel_lines = kernel_lines;  // the shrinker's replays log theirs again
   for (const walk::Finding& f : result.findings) {
     std::cout << "walk: " << (f.step > 0 ? absl::StrCat("step ", f.step, " (", f.action, ")") : f.action) << ": "
-              << f.message << "\n";
+              << (f.expected.empty() ? "" : "known deviation: ") << f.message << "\n";
   }
   const std::string path = out + "/walk.json";
   if (absl::Status written = WriteFile(path, walk::WalkJson(device_name, options, result).dump(2) + "\n");
       !written.ok()) {
     return UsageError(written);
   }
-  if (!result.findings.empty() && shrink_runs > 0) {
-    const walk::Finding& first = result.findings.front();
-    walk::ShrinkResult shrunk = walk::ShrinkIsolated(open, result.actions(), first.signature, shrink_runs, bound);
+  if (!unknown.empty() && shrink_runs > 0) {
+    const walk::Finding& first = *unknown.front();
+    walk::ShrinkResult shrunk = walk::ShrinkIsolated(open, result.actions(), first.signature, shrink_runs, bound, watch,
+                                                     replay_checked);
     absl::StatusOr<walk::WalkResult> minimal = walk::RunIsolated(
         open,
         [&](ibv_context* context, const Selection& selection, walk::WalkObserver& observer) {
-          return walk::ReplayWalk(context, selection, shrunk.actions, &observer);
+          return replay_checked(context, selection, shrunk.actions, observer);
         },
-        bound);
+        bound, watch);
     if (!minimal.ok()) return UsageError(minimal.status());
+    judge(*minimal);
     const std::string min_path = out + "/walk-min.json";
     if (absl::Status written = WriteFile(min_path, walk::WalkJson(device_name, std::nullopt, *minimal).dump(2) + "\n");
         !written.ok()) {
@@ -103,10 +196,22 @@ int WalkCommand(const std::vector<std::string>& positional) {
               << (shrunk.out_of_budget ? " (budget spent: smaller, maybe not minimal)" : "") << " -> " << min_path
               << "\n";
   }
+  if (!walk_kernel_lines.empty()) {
+    if (absl::Status written = WriteFile(out + "/kernel-log.txt", absl::StrJoin(walk_kernel_lines, "\n") + "\n");
+        !written.ok()) {
+      return UsageError(written);
+    }
+  }
+  if (!kernel_log.readable()) std::cout << "walk: the kernel log was " << kernel_log.Describe() << "\n";
   std::cout << "walk: " << (recorded ? absl::StrCat("replay of ", replay) : absl::StrCat("seed ", options->seed)) << ", "
-            << result.steps.size() << " steps, " << result.findings.size() << " finding"
-            << (result.findings.size() == 1 ? "" : "s") << " -> " << path << std::endl;
-  return result.findings.empty() ? kExitOk : kExitFailures;
+            << result.steps.size() << " steps, " << unknown.size() << " finding" << (unknown.size() == 1 ? "" : "s")
+            << (unknown.size() < result.findings.size()
+                    ? absl::StrCat(" and ", result.findings.size() - unknown.size(), " known deviation",
+                                   result.findings.size() - unknown.size() == 1 ? "" : "s", " (",
+                                   ExpectationsInUse(*expectations), ")")
+                    : "")
+            << " -> " << path << std::endl;
+  return unknown.empty() ? kExitOk : kExitFailures;
 }
 
 }  // namespace rdmacheck

@@ -6,7 +6,11 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <regex>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -36,6 +40,21 @@ std::optional<KernelRecord> ParseKmsgRecord(absl::string_view raw) {
   absl::string_view text = raw.substr(semicolon + 1);
   text = text.substr(0, text.find('\n'));  // the continuation lines are KEY=value pairs
   return KernelRecord{usec, prefix & 7, std::string(text), seq};
+}
+
+std::string KernelProblemSignature(absl::string_view first_line) {
+  std::string s(first_line);
+  static const auto* const kRewrites = new std::vector<std::pair<std::regex, std::string>>{
+      {std::regex(R"(^\[\s*\d+\.\d+\]\s*)"), ""},                  // dmesg's stamp
+      {std::regex(R"(CPU: \d+ PID: \d+ )"), ""},                          // WARNING: CPU: 1 PID: 345 at
+      {std::regex(R"(\+0x[0-9a-f]+/0x[0-9a-f]+)"), ""},                   // rxe_completer+0x1a/0x2b0
+      {std::regex(R"( \[[A-Za-z0-9_]+\]$)"), ""},                         // the module: [rdma_rxe]
+      {std::regex(R"(task \S+:\d+ blocked for more than \d+ seconds)"), "task blocked"},  // hung_task.c
+      {std::regex(R"(by task \S+/\d+)"), "by a task"},                   // KASAN's access line
+      {std::regex(R"(\s+)"), " "},
+  };
+  for (const auto& [pattern, replacement] : *kRewrites) s = std::regex_replace(s, pattern, replacement);
+  return absl::StrCat("kernel: ", absl::StripAsciiWhitespace(s));
 }
 
 bool IsKernelProblem(absl::string_view text) {

@@ -46,6 +46,13 @@ std::optional<KernelRecord> ParseKmsgRecord(absl::string_view raw);
 // more than", RCU stalls, soft/hard lockups, UBSAN, KASAN, "Kernel panic".
 bool IsKernelProblem(absl::string_view text);
 
+// What a problem report is, without what differs between two runs of the same bug: the
+// "[ 12.345678] " stamp, CPU and PID, a task's name and pid, offsets into functions, a
+// hung task's seconds. "WARNING: CPU: 1 PID: 345 at drivers/infiniband/sw/rxe/rxe_comp.c:683
+// rxe_completer+0x1a/0x2b0 [rdma_rxe]" -> "kernel: WARNING: at drivers/infiniband/sw/rxe/
+// rxe_comp.c:683 rxe_completer". Takes a report's first line.
+std::string KernelProblemSignature(absl::string_view first_line);
+
 // A problem report: its first line and the lines of the same report after it, as dmesg
 // prints them ("[  12.345678] WARNING: CPU: 0 PID: ..."). usec is on CLOCK_MONOTONIC.
 struct KernelProblem {

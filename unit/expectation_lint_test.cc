@@ -88,6 +88,8 @@ const std::map<std::string, std::vector<std::string>>& Domains() {
       {"post", {"RC post_send", "RC post_recv", "UC post_send", "UD post_recv"}},
       {"outcome", {"refused, the verb returned 22 (EINVAL)", "accepted"}},
       {"wr_id", {"1", "2", "3"}}, {"object_count", {"72", "144", "1", "2048"}}, {"byte_len", {"0", "8", "16", "64"}}, {"count", {"1", "2", "5"}},
+      {"walk_answer", {"success", "EBUSY", "EINVAL", "ENOMEM"}}, {"walk_move", {"an accepted", "a refused"}},
+      {"wr_kind", {"send", "receive"}},
       {"qp_type", {"RC", "UC", "UD"}}, {"queue", {"send", "recv"}}, {"offset", {"4096", "4416"}},
       {"byte", {"0xa5", "0xc5", "0x00", "0xff"}}, {"nibble", {"0", "1", "2", "3"}}, {"position", {"Middle", "Last"}},
       {"what", {"a completion event", "an async event"}},
@@ -166,6 +168,18 @@ const MessageFormat kFormats[] = {
      "wc_flags=0x0 imm_data=0x0 vendor_err=0}"},
     {"capabilities/probes/probes_qp.cc", "\"after RESET->INIT ibv_query_qp says \", QpStateName(now->qp_state)",
      "after RESET->INIT ibv_query_qp says {!qp_state}"},
+    // walk/: the findings of `rdmacheck walk` ("test": "Walk.<op>").
+    {"walk/walk.cc", "\", the model allows \", Allowed(p)",
+     "modify_qp RC {%transition}: {!walk_answer}, the model allows EINVAL (IBTA 10.3.1 / ibv_modify_qp(3): a move the "
+     "table does not list fails, state kept)"},
+    {"walk/executor.cc", "\" reads \", QpStateName(now->qp_state)",
+     "ibv_query_qp after {%walk_move} move {%transition} reads {!qp_state}, expected {%qp_state}"},
+    {"walk/isolated.cc", "\"the walk's process was killed by signal \"",
+     "the walk's process was killed by signal {!signal}; refused destroys before it: pd#12 at step 131, cq#34 at step "
+     "97"},
+    {"walk/executor_completions.cc", "\", posted after its QP may have failed,\"",
+     "{!wr_kind} WR {%wr_id} on QP #17, posted after its QP may have failed, was not flushed within {%duration} of its "
+     "QP entering ERR"},
     // suites/: each assertion the expectations name.
     {"suites/qp_state/qp_state_test_base.cc", "<< \"ibv_query_qp says \" << QpStateName(got) << \", expected \"",
      "ibv_query_qp says {!qp_state}, expected {%qp_state}"},

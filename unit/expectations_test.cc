@@ -196,6 +196,26 @@ TEST(ExpectationMatchTest, AnEntryOutsideItsVersionRangeDoesNotApply) {
   EXPECT_NE(FindExpectation(file, "QpTest.RtsManual", "5.10.0", "44.0-2"), nullptr);
 }
 
+// The walk's findings: one name ("Walk.modify_qp") may carry several deviations; the entry
+// whose signature matches applies, and none when none does.
+TEST(ExpectationMatchTest, AWalkFindingTakesTheEntryWhoseSignatureMatches) {
+  nlohmann::json accepted = Entry("Walk.modify_qp", "flaky");
+  accepted["signature"] = "modify_qp RC \\w+->\\w+: success, the model allows EINVAL";
+  nlohmann::json reads = Entry("Walk.modify_qp", "flaky");
+  reads["signature"] = "reads RESET, expected";
+  ExpectationFile file = File({accepted, reads});
+  EXPECT_EQ(FindMatchingExpectation(file, "Walk.modify_qp", "ibv_query_qp after an accepted move RESET->INIT reads "
+                                    "RESET, expected INIT", "6.1.0", "44.0"),
+            &file.entries[1]);
+  EXPECT_EQ(FindMatchingExpectation(file, "Walk.modify_qp", "modify_qp RC RESET->SQE: success, the model allows EINVAL "
+                                    "(IBTA 10.3.1)", "6.1.0", "44.0"),
+            &file.entries[0]);
+  EXPECT_EQ(FindMatchingExpectation(file, "Walk.modify_qp", "modify_qp RC RESET->SQE: EBUSY, the model allows EINVAL",
+                                    "6.1.0", "44.0"),
+            nullptr);
+  EXPECT_EQ(FindMatchingExpectation(file, "Walk.poll", "reads RESET, expected INIT", "6.1.0", "44.0"), nullptr);
+}
+
 TEST(StaleEntriesTest, APatternThatMatchesNoRegisteredTestIsStale) {
   ExpectationFile file = File({Entry("PdTest.*"), Entry("GoneTest.Removed")});
   std::vector<std::string> tests = {"PdTest.AllocDealloc", "Inst/CqTest.Create/0"};

@@ -31,7 +31,7 @@ const std::map<std::string, std::set<std::string>>& Layers() {
       {"machine", {"harness", "results", "capabilities"}},
       {"doctor", {"harness", "results", "capabilities"}},
       {"testing", {"harness", "results", "capabilities"}},
-      {"suites", {"harness", "capabilities", "testing"}},
+      {"suites", {"harness", "capabilities", "testing", "walk"}},
       {"wire", {"harness", "results"}},
       {"reports", {"harness", "results", "capabilities", "machine", "wire"}},
       {"bench", {"harness", "results", "capabilities", "reports"}},

@@ -49,6 +49,22 @@ TEST(KernelProblemTest, RecognisesTheKernelsReports) {
   }
 }
 
+// Two runs of one bug give one signature (the walk shrinks by it); two bugs give two.
+TEST(KernelProblemSignatureTest, DropsWhatDiffersBetweenRunsOfTheSameBug) {
+  EXPECT_EQ(KernelProblemSignature("[   12.345678] WARNING: CPU: 1 PID: 345 at drivers/infiniband/sw/rxe/rxe_comp.c:683 "
+                                   "rxe_completer+0x1a/0x2b0 [rdma_rxe]"),
+            "kernel: WARNING: at drivers/infiniband/sw/rxe/rxe_comp.c:683 rxe_completer");
+  EXPECT_EQ(KernelProblemSignature("WARNING: CPU: 0 PID: 9 at drivers/infiniband/sw/rxe/rxe_comp.c:683 "
+                                   "rxe_completer+0x22/0x2b0 [rdma_rxe]"),
+            "kernel: WARNING: at drivers/infiniband/sw/rxe/rxe_comp.c:683 rxe_completer");
+  EXPECT_EQ(KernelProblemSignature("INFO: task kworker/u4:2:81 blocked for more than 120 seconds."),
+            "kernel: INFO: task blocked.");
+  EXPECT_EQ(KernelProblemSignature("BUG: KASAN: use-after-free in rxe_qp_do_cleanup+0x1c/0x90 [rdma_rxe]"),
+            "kernel: BUG: KASAN: use-after-free in rxe_qp_do_cleanup");
+  EXPECT_NE(KernelProblemSignature("WARNING: CPU: 0 PID: 9 at drivers/infiniband/sw/rxe/rxe_comp.c:683 rxe_completer"),
+            KernelProblemSignature("WARNING: CPU: 0 PID: 9 at drivers/infiniband/sw/rxe/rxe_qp.c:20 rxe_qp_do_cleanup"));
+}
+
 TEST(ProblemCollectorTest, AReportKeepsItsFollowingLinesUpToTheEndMarker) {
   ProblemCollector c;
   c.Add({1'000'000, 4, "rdma_rxe: qp#17 state error"}, 0);  // before: not part of anything

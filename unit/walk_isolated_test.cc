@@ -90,6 +90,67 @@ TEST(WalkIsolatedTest, AFinishedWalkIsRebuiltFromItsStream) {
                                        Field(&Finding::signature, "teardown: destroy qp: EBUSY")));
 }
 
+// A crash after a refused destroy names it: a provider that tore its half of the object down
+// before the kernel said EBUSY (libsiw's siw_destroy_cq) kills its caller later, maybe in a
+// call on another object.
+TEST(WalkIsolatedTest, ACrashNamesTheRefusedDestroyBeforeIt) {
+  absl::StatusOr<WalkResult> r = RunIsolated(
+      NoDevice(),
+      [](ibv_context*, const Selection&, WalkObserver& o) {
+        o.Started(Traits{});
+        Action create;
+        create.op = Op::kCreateCq;
+        create.id = 13;
+        o.Step({create, "success"}, {});
+        Action destroy;
+        destroy.op = Op::kDestroy;
+        destroy.obj = 13;
+        o.Step({destroy, "EBUSY"}, {});
+        Action poll;
+        poll.op = Op::kPoll;
+        poll.cq = 17;
+        o.Begin(3, poll);
+        raise(SIGSEGV);
+        return WalkResult{};
+      },
+      absl::Seconds(30));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].message,
+            "the walk's process was killed by signal 11 (SEGV); refused destroys before it: cq#13 at step 2");
+  EXPECT_EQ(r->findings[0].signature, "killed by SEGV in poll");
+}
+
+// What the parent watches (the kernel log, in the CLI) lands on the step just done, and on
+// the teardown and the exit.
+TEST(WalkIsolatedTest, TheWatchsFindingsLandOnTheStepJustDone) {
+  int calls = 0;
+  const StepWatch watch = [&calls]() -> std::vector<Finding> {
+    ++calls;
+    if (calls != 2) return {};
+    return {{0, "", "the kernel logged: WARNING: CPU: 0 PID: 9 at x.c:1 f", "kernel: WARNING: at x.c:1 f"}};
+  };
+  absl::StatusOr<WalkResult> r = RunIsolated(
+      NoDevice(),
+      [](ibv_context*, const Selection&, WalkObserver& o) {
+        o.Started(Traits{});
+        for (int step = 1; step <= 3; ++step) {
+          o.Begin(step, Post(step));
+          o.Step({Post(step), "success"}, {});
+        }
+        o.Teardown();
+        o.Finished({});
+        return WalkResult{};
+      },
+      absl::Seconds(30), watch);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(calls, 5);  // three steps, the teardown, the exit
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_EQ(r->findings[0].step, 2);
+  EXPECT_EQ(r->findings[0].action, Describe(Post(2)));
+  EXPECT_EQ(r->findings[0].signature, "kernel: WARNING: at x.c:1 f");
+}
+
 TEST(WalkIsolatedTest, ADeviceThatCannotBeOpenedIsAnError) {
   absl::StatusOr<WalkResult> r = RunIsolated(
       [] { return absl::StatusOr<SelectedDevice>(absl::NotFoundError("no RDMA device 'mlx9'")); },

@@ -270,6 +270,25 @@ TEST(WalkLedgerTest, StatusRules) {
   EXPECT_NE(ledger.CheckStatus(valid, IBV_WC_REM_ACCESS_ERR), "");
 }
 
+// An SRQ receive whose MR was deregistered may end in any status on whichever QP takes it
+// (rxe: IBV_WC_LOC_QP_OP_ERR on a QP that was not the one it was posted through).
+TEST(WalkLedgerTest, AReceiveThatLostItsMemoryMayEndAnyWayOnAnyQp) {
+  Ledger ledger;
+  Pending on_srq{1, /*qp=*/4, false, /*srq=*/9, 3, 0, 512, Variant::kValid};
+  ledger.Posted(on_srq);
+  EXPECT_FALSE(ledger.SrqHasLost(9));
+  ledger.SetLost(1);
+  EXPECT_TRUE(ledger.SrqHasLost(9));
+  Pending taken = on_srq;
+  taken.qp = 7;
+  EXPECT_EQ(ledger.CheckStatus(taken, IBV_WC_LOC_QP_OP_ERR), "");
+  Pending other{2, 7, false, 9, 3, 1, 512, Variant::kValid};
+  EXPECT_NE(ledger.CheckStatus(other, IBV_WC_LOC_QP_OP_ERR), "");  // its memory is there
+  Pending p;
+  ASSERT_EQ(ledger.Complete(1, &p), Ledger::Match::kPending);
+  EXPECT_FALSE(ledger.SrqHasLost(9));  // gone from the SRQ
+}
+
 // The shrinker on the pure model: the "finding" is a PD destroy answered EBUSY by the model.
 // From a long walk the shrinker must come down to the three actions that make it.
 TEST(WalkShrinkTest, FindsTheThreeActionsBehindAnEbusy) {

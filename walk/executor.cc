@@ -152,6 +152,7 @@ int Executor::Destroy(const Action& a, const Model& model, Outcome& outcome, std
         (void)h.mr.release();
         // WRs still using the memory may now end in any error, and so may their peers'.
         for (const Pending& p : ledger_.OnMr(a.obj)) {
+          ledger_.SetLost(p.wr_id);
           ledger_.SetRelaxed(p.qp);
           const Object* q = model.Find(p.qp);
           if (q != nullptr && q->peer >= 0) ledger_.SetRelaxed(q->peer);
@@ -202,14 +203,22 @@ int Executor::Modify(const Action& a, const Model& model, Outcome& outcome, std:
   // IBTA 10.3.1 and ibv_modify_qp(3): a refused modify leaves the state; an accepted one is read back.
   const ibv_qp_state expected = err == 0 ? a.to : o->state;
   absl::StatusOr<ibv_qp_attr> now = QueryQp(qp);
-  // A pair waiting for a bad-lkey send's error completion may be in ERR already.
-  if (now.ok() && now->qp_state != expected && !ledger_.doomed(a.qp)) {
+  // A pair waiting for a bad-lkey send's error completion may be in ERR already; so may a
+  // QP whose MR was deregistered under an outstanding WR (the WR may fail,
+  // IBV_WC_LOC_PROT_ERR, and take its QP to ERR: ibv_dereg_mr(3) leaves such WRs undefined).
+  const bool failed_by_itself = now.ok() && now->qp_state == IBV_QPS_ERR && expected != IBV_QPS_ERR &&
+                                ledger_.relaxed(a.qp);
+  if (now.ok() && now->qp_state != expected && !ledger_.doomed(a.qp) && !failed_by_itself) {
     problems.push_back(MakeProblem(
         absl::StrCat("ibv_query_qp after ", err == 0 ? "an accepted" : "a refused", " move ", QpStateName(o->state),
                      "->", QpStateName(a.to), " reads ", QpStateName(now->qp_state), ", expected ",
                      QpStateName(expected)),
         absl::StrCat("state after ", err == 0 ? "accepted " : "refused ", QpStateName(o->state), "->",
                      QpStateName(a.to), ": ", QpStateName(now->qp_state))));
+  }
+  if (failed_by_itself) {
+    BreakPair(a.qp, model, outcome, problems);  // the model follows: the pair is in ERR, its WRs flushed
+    return err;
   }
   if (err == 0 && a.to == IBV_QPS_ERR) {
     ledger_.SetFlushing(a.qp);
@@ -304,6 +313,13 @@ int Executor::PostSend(const Action& a, const Model& model, Outcome& outcome) {
     uint32_t total = 0;
     for (const ibv_sge& s : sges) total += s.length;
     ledger_.incoming(peer).push_back({wr_id, total, a.variant == Variant::kValid});
+    // The peer's SRQ may hand this SEND a receive whose MR is gone: the pair may then fail
+    // (IBV_WC_LOC_QP_OP_ERR there, IBV_WC_REM_OP_ERR here), whichever QP took it.
+    const Object* p = model.Find(peer);
+    if (p != nullptr && p->srq >= 0 && ledger_.SrqHasLost(p->srq)) {
+      ledger_.SetRelaxed(a.qp);
+      ledger_.SetRelaxed(peer);
+    }
   }
   return 0;
 }
@@ -339,7 +355,7 @@ int Executor::PostRecv(const Action& a, const Model& model, Outcome& outcome) {
                                    : ibv_post_recv(qp.qp.get(), &wr, &bad));
   if (err != 0) return err;
   mr.buffer->busy[slot] = true;
-  ledger_.Posted({wr_id, a.qp, false, srq, a.mr, slot, kSlotBytes, a.variant});
+  ledger_.Posted({wr_id, a.qp, false, srq, a.mr, slot, kSlotBytes, a.variant, ledger_.relaxed(a.qp)});
   return 0;
 }
 

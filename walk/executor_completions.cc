@@ -145,10 +145,14 @@ void Executor::Drain(const std::set<int>& qps, absl::Duration timeout, const Mod
   }
   for (int q : qps) {
     for (const Pending& p : ledger_.OutstandingOn(q)) {
-      problems.push_back(MakeProblem(absl::StrCat(p.send ? "send" : "receive", " WR ", p.wr_id, " on QP #", q,
+      // A WR posted when the QP may have been in ERR already is told apart: a provider that
+      // flushes only when its QP enters ERR never flushes it (IBTA 10.3.1 says it must).
+      const char* when = p.after_fault ? ", posted after its QP may have failed," : "";
+      problems.push_back(MakeProblem(absl::StrCat(p.send ? "send" : "receive", " WR ", p.wr_id, " on QP #", q, when,
                                                   " was not flushed within ", absl::FormatDuration(timeout),
                                                   " of its QP entering ERR"),
-                                     absl::StrCat(p.send ? "send" : "receive", " WR not flushed after ERR")));
+                                     absl::StrCat(p.send ? "send" : "receive", " WR",
+                                                  p.after_fault ? " posted after a fault" : "", " not flushed after ERR")));
     }
     ledger_.Discard(q, /*late_allowed=*/true);  // reported once; a completion after this is late, not unknown
   }

@@ -105,8 +105,7 @@ bool Generator::TryCreate(const Model& model, Action& out) {
     }
     r -= k.second;
   }
-  const Kind kind = op == Op::kCreatePd ? Kind::kPd : op == Op::kCreateCq ? Kind::kCq : op == Op::kRegMr ? Kind::kMr
-                    : op == Op::kCreateSrq ? Kind::kSrq : op == Op::kCreateQp ? Kind::kQp : Kind::kAh;
+  const Kind kind = *KindCreatedBy(op);
   if (static_cast<int>(model.Alive(kind).size()) >= MaxAlive(kind)) return false;
   out.op = op;
   out.id = model.next_id();

@@ -7,10 +7,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "harness/reap.h"
 #include "harness/status.h"
 #include "harness/timeouts.h"
@@ -64,6 +67,8 @@ class PipeObserver : public WalkObserver {
 
 // The parent's side: the result rebuilt from the lines, and where the child was.
 struct Stream {
+  explicit Stream(const StepWatch& w) : watch(w) {}
+  const StepWatch& watch;
   WalkResult result;
   std::optional<std::pair<int, Action>> in_step;  // begun, not yet done
   bool in_teardown = false;
@@ -82,22 +87,63 @@ struct Stream {
       absl::StatusOr<Action> a = ActionFromJson(j["step"]);
       if (a.ok()) result.steps.push_back({*a, j.value("outcome", "")});
       for (const nlohmann::json& f : j["findings"]) result.findings.push_back(FindingFromJson(f));
+      if (a.ok() && in_step) Watch(in_step->first, Describe(*a));
       in_step.reset();
     }
     if (j.contains("teardown")) in_teardown = true;
     if (j.contains("finished")) {
       for (const nlohmann::json& f : j["finished"]) result.findings.push_back(FindingFromJson(f));
+      Watch(0, "teardown");
       finished = true;
     }
     if (j.contains("error")) error = j["error"].get<std::string>();
   }
 
+  // The watch's findings, on the step just done (0: teardown or exit).
+  void Watch(int step, const std::string& action) {
+    if (!watch) return;
+    for (Finding f : watch()) {
+      f.step = step;
+      f.action = action;
+      result.findings.push_back(std::move(f));
+    }
+  }
+
   // The step the child was in when it died or stopped answering: recorded (so walk.json
   // replays it) with `what` as its outcome, and the finding.
+  // A crash may owe to a refused destroy before it (a provider that tore its half of the
+  // object down before the kernel said EBUSY, and the freed range mapped again by another
+  // object since, so the crash may come in a call on another object): the message names the
+  // objects whose destroy was refused, first refusal each, "; refused destroys before it:
+  // cq#13 at step 32, pd#7 at step 23".
+  std::string History() const {
+    std::map<int, size_t> refused;  // object -> the step that first refused its destroy
+    for (size_t i = 0; i < result.steps.size(); ++i) {
+      const StepRecord& r = result.steps[i];
+      if (r.action.op == Op::kDestroy && r.outcome != "success" && r.outcome.rfind("skipped", 0) != 0) {
+        refused.emplace(r.action.obj, i + 1);
+      }
+    }
+    if (refused.empty()) return "";
+    std::vector<std::pair<size_t, int>> by_step;
+    for (const auto& [obj, step] : refused) by_step.emplace_back(step, obj);
+    std::sort(by_step.rbegin(), by_step.rend());  // the most recent first
+    std::vector<std::string> named;
+    for (const auto& [step, obj] : by_step) {
+      std::string kind;
+      for (const StepRecord& c : result.steps) {
+        const std::optional<Kind> made = KindCreatedBy(c.action.op);
+        if (made && c.action.id == obj) kind = KindName(*made);
+      }
+      named.push_back(absl::StrCat(kind, "#", obj, " at step ", step));
+    }
+    return absl::StrCat("; refused destroys before it: ", absl::StrJoin(named, ", "));
+  }
+
   void Interrupted(const std::string& what, const std::string& signature_what) {
     if (in_step) {
       result.steps.push_back({in_step->second, what});
-      result.findings.push_back({in_step->first, Describe(in_step->second), what,
+      result.findings.push_back({in_step->first, Describe(in_step->second), what + History(),
                                   absl::StrCat(signature_what, " in ", OpName(in_step->second.op))});
     } else {
       result.findings.push_back({0, in_teardown ? "teardown" : "set-up", what,
@@ -110,14 +156,15 @@ struct Stream {
 
 absl::Duration StepBound() { return Scaled(absl::Seconds(120)); }
 
-absl::StatusOr<WalkResult> RunIsolated(const DeviceOpener& open, const WalkBody& body, absl::Duration step_bound) {
+absl::StatusOr<WalkResult> RunIsolated(const DeviceOpener& open, const WalkBody& body, absl::Duration step_bound,
+                                       const StepWatch& watch) {
   DefaultSigchld sigchld;
   absl::StatusOr<PipedFork> forked = ForkWithPipe();
   if (!forked.ok()) return forked.status();
   const pid_t pid = forked->pid;
   if (pid == 0) RunChild(forked->fd, open, body);
   const int fd = forked->fd;  // the read end
-  Stream stream;
+  Stream stream(watch);
   std::string pending;
   bool eof = false, silent = false;
   pollfd p{fd, POLLIN, 0};
@@ -145,6 +192,7 @@ absl::StatusOr<WalkResult> RunIsolated(const DeviceOpener& open, const WalkBody&
     std::string what = absl::StrCat("did not return within ", absl::FormatDuration(step_bound), " (the walk's process was killed)");
     if (absl::Status gone = KillAndReap(pid); !gone.ok()) absl::StrAppend(&what, "; ", gone.message());
     stream.Interrupted(what, "hang");
+    stream.Watch(0, "exit");  // a hung-task report, say
     return stream.result;
   }
   // The child closed the pipe: it is ending; its exit (closing its verbs files) is bounded too.
@@ -153,10 +201,12 @@ absl::StatusOr<WalkResult> RunIsolated(const DeviceOpener& open, const WalkBody&
     std::string what = "the walk's process did not exit after its last step (killed)";
     if (absl::Status gone = KillAndReap(pid); !gone.ok()) absl::StrAppend(&what, "; ", gone.message());
     stream.Interrupted(what, "hang at exit");
+    stream.Watch(0, "exit");
     return stream.result;
   }
   if (!exited.ok()) return exited.status();
   if (!stream.error.empty()) return absl::AbortedError(stream.error);
+  stream.Watch(0, "exit");  // what closing the child's device file made the kernel report
   if (WIFSIGNALED(*exited)) {
     const int sig = WTERMSIG(*exited);
     const char* name = sigabbrev_np(sig) != nullptr ? sigabbrev_np(sig) : "?";
@@ -171,18 +221,20 @@ absl::StatusOr<WalkResult> RunIsolated(const DeviceOpener& open, const WalkBody&
 }
 
 ShrinkResult ShrinkIsolated(const DeviceOpener& open, const std::vector<Action>& actions, const std::string& signature,
-                            int max_runs, absl::Duration step_bound) {
+                            int max_runs, absl::Duration step_bound, const StepWatch& watch,
+                            const Replayer& replay) {
   return Shrink(
       actions,
       [&](const std::vector<Action>& candidate) {
-        absl::StatusOr<WalkResult> replay = RunIsolated(
+        absl::StatusOr<WalkResult> replayed = RunIsolated(
             open,
             [&](ibv_context* context, const Selection& selection, WalkObserver& observer) {
-              return ReplayWalk(context, selection, candidate, &observer);
+              return replay ? replay(context, selection, candidate, observer)
+                            : ReplayWalk(context, selection, candidate, &observer);
             },
-            step_bound);
-        if (!replay.ok()) return false;
-        for (const Finding& f : replay->findings) {
+            step_bound, watch);
+        if (!replayed.ok()) return false;
+        for (const Finding& f : replayed->findings) {
           if (f.signature == signature) return true;
         }
         return false;

@@ -15,6 +15,7 @@
 #define RDMACHECK_WALK_ISOLATED_H_
 
 #include <functional>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -26,6 +27,13 @@ namespace rdmacheck::walk {
 using DeviceOpener = std::function<absl::StatusOr<SelectedDevice>()>;
 using WalkBody = std::function<WalkResult(ibv_context*, const Selection&, WalkObserver&)>;
 
+// What the process running the walk checks after each of the child's steps, after its
+// teardown and after it exited: findings the child cannot see (cli/walk_command.cc reads
+// the kernel log through runner/kernel_log.h, which lives above this room). Each finding
+// is added to the step just done (a kernel report logged later, from a work queue, lands on
+// a later step); its signature must not depend on the step.
+using StepWatch = std::function<std::vector<Finding>()>;
+
 // How long one step (or the teardown) may take before it is a hang: 120 s, scaled
 // (harness/timeouts.h). A step's own waits are bounded well below it (a pair's flushes:
 // LocalEventWait(); the teardown's: DefaultWait()).
@@ -36,12 +44,18 @@ absl::Duration StepBound();
 // SEGV in <op>"); a step silent for `step_bound` adds "did not return within ..." (the
 // child is killed and reaped, harness/reap.h). ABORTED when the child could not open the
 // device or start.
-absl::StatusOr<WalkResult> RunIsolated(const DeviceOpener& open, const WalkBody& body, absl::Duration step_bound);
+absl::StatusOr<WalkResult> RunIsolated(const DeviceOpener& open, const WalkBody& body, absl::Duration step_bound,
+                                       const StepWatch& watch = nullptr);
+
+// How a candidate list runs in the child: ReplayWalk, or the caller's checks around it (the
+// CLI's leak check, which needs runner/); nullptr: ReplayWalk alone.
+using Replayer = std::function<WalkResult(ibv_context*, const Selection&, const std::vector<Action>&, WalkObserver&)>;
 
 // The shortest list found that still shows `signature` (walk/shrink.h), each candidate
 // replayed in a child of its own: a crash or a hang shrinks like any other finding.
 ShrinkResult ShrinkIsolated(const DeviceOpener& open, const std::vector<Action>& actions, const std::string& signature,
-                            int max_runs, absl::Duration step_bound);
+                            int max_runs, absl::Duration step_bound, const StepWatch& watch = nullptr,
+                            const Replayer& replay = nullptr);
 
 }  // namespace rdmacheck::walk
 

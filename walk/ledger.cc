@@ -22,7 +22,7 @@ Ledger::Match Ledger::Complete(uint64_t wr_id, Pending* out) {
 
 std::string Ledger::CheckStatus(const Pending& p, ibv_wc_status status) const {
   const bool bad_lkey = p.variant == Variant::kBadLkey;
-  if (relaxed_.count(p.qp) || doomed_.count(p.qp)) return "";
+  if (relaxed_.count(p.qp) || doomed_.count(p.qp) || lost_.count(p.wr_id)) return "";
   if (status == IBV_WC_WR_FLUSH_ERR && flushing_.count(p.qp)) return "";
   if (bad_lkey && status == IBV_WC_LOC_PROT_ERR) return "";
   if (!bad_lkey && status == IBV_WC_SUCCESS) return "";
@@ -48,6 +48,13 @@ int Ledger::CountOnSrq(int srq) const {
   int n = 0;
   for (const auto& [id, p] : pending_) n += p.srq == srq;
   return n;
+}
+
+bool Ledger::SrqHasLost(int srq) const {
+  for (const auto& [id, p] : pending_) {
+    if (p.srq == srq && lost_.count(id)) return true;
+  }
+  return false;
 }
 
 std::vector<Pending> Ledger::OnMr(int mr) const {

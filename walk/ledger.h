@@ -6,8 +6,9 @@
 // with follow from what happened to its QP since the post:
 //   - nothing: IBV_WC_SUCCESS only (a bad-lkey send: IBV_WC_LOC_PROT_ERR only);
 //   - its QP was moved to ERR (flushing): also IBV_WC_WR_FLUSH_ERR (IBTA 10.3.1, ERR state);
-//   - its pair was broken by an error (doomed) or lost memory under a WR (relaxed): any
-//     status, since what the peer sees then depends on timing (retries, NAKs, flushes).
+//   - its pair was broken by an error (doomed) or lost memory under a WR (relaxed), or its
+//     own MR was deregistered under it (lost): any status, since what the peer sees then
+//     depends on timing (retries, NAKs, flushes).
 // Pure bookkeeping: no verbs calls.
 #ifndef RDMACHECK_WALK_LEDGER_H_
 #define RDMACHECK_WALK_LEDGER_H_
@@ -35,6 +36,9 @@ struct Pending {
   int slot = -1;
   uint32_t length = 0;
   Variant variant = Variant::kValid;
+  // Posted while its QP may already have been in ERR (an error completion not yet polled,
+  // an MR deregistered under a WR): nothing may have flushed it since.
+  bool after_fault = false;
 };
 
 // A send on its way to a QP's receive queue, in posting order.
@@ -73,13 +77,18 @@ class Ledger {
   void SetFlushing(int qp) { flushing_.insert(qp); }
   void SetDoomed(int qp) { doomed_.insert(qp); }
   void SetRelaxed(int qp) { relaxed_.insert(qp); }
+  // A WR whose MR was deregistered while it was outstanding: it may end in any status, on
+  // whichever QP takes it (an SRQ receive outlives the QP it was posted through).
+  void SetLost(uint64_t wr_id) { lost_.insert(wr_id); }
+  bool SrqHasLost(int srq) const;
   bool doomed(int qp) const { return doomed_.count(qp) > 0; }
+  bool relaxed(int qp) const { return relaxed_.count(qp) > 0; }
   bool flushing(int qp) const { return flushing_.count(qp) > 0; }
   std::deque<Message>& incoming(int qp) { return incoming_[qp]; }
 
  private:
   std::map<uint64_t, Pending> pending_;
-  std::set<uint64_t> completed_, late_;
+  std::set<uint64_t> completed_, late_, lost_;
   std::set<int> flushing_, doomed_, relaxed_;
   std::map<int, std::deque<Message>> incoming_;
 };

@@ -67,6 +67,18 @@ const char* KindName(Kind kind) {
   return "?";
 }
 
+std::optional<Kind> KindCreatedBy(Op op) {
+  switch (op) {
+    case Op::kCreatePd: return Kind::kPd;
+    case Op::kCreateCq: return Kind::kCq;
+    case Op::kRegMr: return Kind::kMr;
+    case Op::kCreateSrq: return Kind::kSrq;
+    case Op::kCreateQp: return Kind::kQp;
+    case Op::kCreateAh: return Kind::kAh;
+    default: return std::nullopt;
+  }
+}
+
 bool Prediction::Allows(int err) const {
   if (err == 0) return success;
   return std::find(errnos.begin(), errnos.end(), err) != errnos.end();
@@ -195,9 +207,7 @@ void Model::Apply(const Action& a, const Outcome& outcome) {
       case Op::kCreatePd: case Op::kCreateCq: case Op::kRegMr:
       case Op::kCreateSrq: case Op::kCreateQp: case Op::kCreateAh: {
         Object o;
-        o.kind = a.op == Op::kCreatePd ? Kind::kPd : a.op == Op::kCreateCq ? Kind::kCq
-                 : a.op == Op::kRegMr ? Kind::kMr : a.op == Op::kCreateSrq ? Kind::kSrq
-                 : a.op == Op::kCreateQp ? Kind::kQp : Kind::kAh;
+        o.kind = *KindCreatedBy(a.op);
         o.id = a.id;
         if (a.op != Op::kCreatePd && a.op != Op::kCreateCq) o.pd = a.pd;
         if (a.op == Op::kCreateQp) {

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,8 @@ inline constexpr int kCqDepth = 64;
 
 enum class Kind { kPd, kCq, kMr, kSrq, kQp, kAh };
 const char* KindName(Kind kind);  // "pd", ...
+// The kind a create makes (create_cq: kCq); nullopt for an op that creates nothing.
+std::optional<Kind> KindCreatedBy(Op op);
 
 struct Object {
   Kind kind = Kind::kPd;

@@ -123,12 +123,25 @@ WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const st
       observer);
 }
 
+std::string ExpectationName(const Finding& f) {
+  return absl::StrCat("Walk.", f.action.substr(0, f.action.find(' ')));
+}
+
+std::vector<std::string> ExpectationNames() {
+  std::vector<std::string> names = {"Walk.teardown", "Walk.exit", "Walk.set-up"};
+  for (int op = 0; op <= static_cast<int>(Op::kPoll); ++op) names.push_back(absl::StrCat("Walk.", OpName(static_cast<Op>(op))));
+  return names;
+}
+
 nlohmann::json ToJson(const Finding& f) {
-  return {{"step", f.step}, {"action", f.action}, {"message", f.message}, {"signature", f.signature}};
+  nlohmann::json j = {{"step", f.step}, {"action", f.action}, {"message", f.message}, {"signature", f.signature}};
+  if (!f.expected.empty()) j["expected"] = f.expected;
+  return j;
 }
 
 Finding FindingFromJson(const nlohmann::json& j) {
-  return {j.value("step", 0), j.value("action", ""), j.value("message", ""), j.value("signature", "")};
+  return {j.value("step", 0), j.value("action", ""), j.value("message", ""), j.value("signature", ""),
+          j.value("expected", "")};
 }
 
 nlohmann::json WalkJson(const std::string& device, const std::optional<WalkOptions>& options, const WalkResult& result) {

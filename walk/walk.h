@@ -39,6 +39,7 @@ struct Finding {
   std::string action;     // Describe() of the step's action
   std::string message;    // one line
   std::string signature;  // the same finding in another walk has the same signature
+  std::string expected;   // a known deviation: the reason its expectation gives ("" for none)
 };
 
 struct WalkOptions {
@@ -77,6 +78,13 @@ WalkResult RunWalk(ibv_context* context, const Selection& selection, const WalkO
 // Runs `actions` as recorded (each skipped when the model cannot run it).
 WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions,
                       WalkObserver* observer = nullptr);
+
+// The name an expected deviation gives a finding (capabilities/expectations: "test":
+// "Walk.modify_qp"): "Walk." and the op of its step, or "Walk.teardown", "Walk.exit",
+// "Walk.set-up" for what happened outside the steps.
+std::string ExpectationName(const Finding& f);
+// Every such name (the expectation files' stale-entry check).
+std::vector<std::string> ExpectationNames();
 
 // A finding as walk.json holds it, and back.
 nlohmann::json ToJson(const Finding& f);

@@ -361,6 +361,18 @@ const Expectation* FindExpectation(const ExpectationFile& file, absl::string_vie
   return nullptr;
 }
 
+const Expectation* FindMatchingExpectation(const ExpectationFile& file, absl::string_view name,
+                                           absl::string_view message, absl::string_view kernel,
+                                           absl::string_view rdma_core) {
+  for (const Expectation& e : file.entries) {
+    if (!e.on_the_wire && e.Matches(name) && e.kernel.Contains(kernel) && e.rdma_core.Contains(rdma_core) &&
+        e.MatchesFailure(message)) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
 void ApplyExpectation(const Expectation* e, TestResult& result) {
   // A kernel problem report is never an expected deviation (runner/kernel_log.h).
   if (e == nullptr || !result.kernel_log.empty()) return;

@@ -120,6 +120,12 @@ const Expectation* FindCapabilityExpectation(const ExpectationFile& file, absl::
 const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,
                                    absl::string_view kernel, absl::string_view rdma_core, bool on_the_wire = false);
 
+// The first entry for `name` in this environment whose signature matches `message` (the
+// walk's findings: one name, "Walk.modify_qp", may carry several known deviations), or nullptr.
+const Expectation* FindMatchingExpectation(const ExpectationFile& file, absl::string_view name,
+                                           absl::string_view message, absl::string_view kernel,
+                                           absl::string_view rdma_core);
+
 // The parts of a failure message, one per failed assertion (for MatchesFailure): the
 // runner's parts, split at its blank lines (AppendFailurePart, results/results.h), each with
 // its "Google Test trace:" lines; inside one, a line that starts "file.cc:LINE: " (outside a

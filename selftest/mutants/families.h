@@ -20,6 +20,7 @@ std::vector<Mutant> AcceptedFailureMutants();  // accepted_failures.cc: accepted
 std::vector<Mutant> MemoryOpMutants();         // memory_ops.cc: ATOMIC WRITE's bytes and refusals
 std::vector<Mutant> SendFlagMutants();         // send_flags.cc: IBV_SEND_SIGNALED, IBV_SEND_SOLICITED ignored
 std::vector<Mutant> MulticastMutants();        // multicast.cc: attach, detach and destroy refusals accepted
+std::vector<Mutant> LifetimeMutants();         // lifetimes.cc: a destroy that did not destroy
 
 }  // namespace rdmacheck::mutants
 

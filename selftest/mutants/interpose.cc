@@ -208,8 +208,10 @@ int ibv_close_device(ibv_context* context) {
 
 int ibv_destroy_cq(ibv_cq* cq) {
   static auto real = Real<int (*)(ibv_cq*)>("ibv_destroy_cq");
-  if (Active()) rdmacheck::mutants::ForgetCq(cq);
-  return real(cq);
+  if (!Active()) return real(cq);
+  const int ret = Active()->destroy_cq ? Active()->destroy_cq(real, cq) : real(cq);
+  if (ret == 0) rdmacheck::mutants::ForgetCq(cq);
+  return ret;
 }
 
 int ibv_resize_cq(ibv_cq* cq, int cqe) {

@@ -77,6 +77,7 @@ struct Mutant {
   int (*attach_mcast)(McastFn real, ibv_qp* qp, const ibv_gid* gid, uint16_t lid) = nullptr;
   int (*detach_mcast)(McastFn real, ibv_qp* qp, const ibv_gid* gid, uint16_t lid) = nullptr;
   int (*destroy_qp)(int (*real)(ibv_qp*), ibv_qp* qp) = nullptr;
+  int (*destroy_cq)(int (*real)(ibv_cq*), ibv_cq* cq) = nullptr;  // calls Acted()
 };
 
 // Every mutant (mutant_table.cc), control first.

@@ -12,7 +12,7 @@ const std::vector<Mutant>& AllMutants() {
     };
     for (auto family : {CompletionFieldMutants, DataMutants, CompletionFlowMutants, PostMutants, QueryMutants,
                         AccessMutants, EventMutants, CmMutants, AcceptedFailureMutants,
-                        MemoryOpMutants, SendFlagMutants, MulticastMutants}) {
+                        MemoryOpMutants, SendFlagMutants, MulticastMutants, LifetimeMutants}) {
       for (Mutant& m : family()) table->push_back(m);
     }
     return table;

@@ -95,14 +95,17 @@ def statuses(results):
     return {t["name"]: t["status"] for t in results["tests"]} if results else {}
 
 
-def ordinary_failure(test):
+def ordinary_failure(test, leak_kills=False):
     """A `fail` that is the test's own verdict: not a crash, watchdog kill or leak
-    (`abnormal`), and not the kernel log's."""
+    (`abnormal`), and not the kernel log's. `leak_kills`: the mutant is a leak (its filter
+    names the leak check), so the leak check's failure is the verdict that kills it."""
+    if leak_kills and test["name"] == LEAK_CHECK:
+        return test["status"] == "fail" and not test.get("kernel_log")
     return (test["status"] == "fail" and not test.get("abnormal", False) and not test.get("kernel_log")
             and test["name"] != LEAK_CHECK)
 
 
-def killers(plain, results):
+def killers(plain, results, leak_kills=False):
     """The tests of `results` that kill: they passed in the plain run (or are a
     BrokenCapability.<cap> result it did not have: the capability was fine there), or
     failed there only as expected (xfail: the device's known deviation, matched by its
@@ -113,7 +116,7 @@ def killers(plain, results):
         before = plain.get(t["name"])
         is_probe = t["name"].startswith(BROKEN_CAPABILITY)
         was_fine = before == "pass" or (before == "xfail" and not is_probe) or (before is None and is_probe)
-        if was_fine and ordinary_failure(t):
+        if was_fine and ordinary_failure(t, leak_kills):
             out.append(t["name"])
     return out
 
@@ -155,7 +158,7 @@ def applicable(mutant, plain, results, roles):
 def verdict(mutant, plain, rc, results, roles):
     """A mutant's entry: applicable, acted, killed (the strict count), loose_killed (the old count)."""
     tests = results["tests"] if results else []
-    by = killers(plain, results) if roles else []
+    by = killers(plain, results, LEAK_CHECK in mutant.get("filter", "")) if roles else []
     return {"applicable": applicable(mutant, plain, results, roles), "acted": bool(roles), "acted_in": roles,
             "killed": rc == 1 and bool(by), "killed_by": by,
             "loose_killed": rc == 1 and any(t["status"] == "fail" and t["name"] != FLOOR_OFF for t in tests),

@@ -29,6 +29,12 @@ class KillRuleTest(unittest.TestCase):
         self.assertEqual(run_mutants.killers(PLAIN, results({"name": "A.passes", "abnormal": True})), [])
         self.assertEqual(run_mutants.killers(PLAIN, results({"name": run_mutants.LEAK_CHECK})), [])
 
+    def test_the_leak_check_kills_a_leak_mutant_only(self):
+        plain = dict(PLAIN, **{run_mutants.LEAK_CHECK: "pass"})
+        leak = results({"name": run_mutants.LEAK_CHECK, "abnormal": True})
+        self.assertEqual(run_mutants.killers(plain, leak), [])
+        self.assertEqual(run_mutants.killers(plain, leak, leak_kills=True), [run_mutants.LEAK_CHECK])
+
     def test_the_kernel_log_does_not(self):
         self.assertEqual(run_mutants.killers(PLAIN, results({"name": "A.passes", "kernel_log": ["WARNING: x"]})), [])
         self.assertEqual(run_mutants.killers(PLAIN, results({"name": "A.passes", "kernel_log": []})), ["A.passes"])
