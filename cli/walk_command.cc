@@ -202,6 +202,21 @@ int WalkCommand(const std::vector<std::string>& positional) {
       return UsageError(written);
     }
   }
+  // What the walk reached, in one line (walk.json "coverage" has each call and its answers).
+  int calls = 0, moves_accepted = 0, moves_refused = 0;
+  for (const auto& [verb, answers] : walk::Coverage(result).items()) {
+    ++calls;
+    if (verb.rfind("modify_qp ", 0) != 0) continue;
+    moves_accepted += answers.contains("success");
+    for (const auto& [answer, n] : answers.items()) {
+      if (answer != "success" && answer != "skipped") {
+        ++moves_refused;
+        break;
+      }
+    }
+  }
+  std::cout << "walk: reached " << calls << " distinct calls; " << moves_accepted << " QP moves accepted, "
+            << moves_refused << " refused (walk.json: coverage)\n";
   if (!kernel_log.readable()) std::cout << "walk: the kernel log was " << kernel_log.Describe() << "\n";
   std::cout << "walk: " << (recorded ? absl::StrCat("replay of ", replay) : absl::StrCat("seed ", options->seed)) << ", "
             << result.steps.size() << " steps, " << unknown.size() << " finding" << (unknown.size() == 1 ? "" : "s")

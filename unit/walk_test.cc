@@ -289,6 +289,22 @@ TEST(WalkLedgerTest, AReceiveThatLostItsMemoryMayEndAnyWayOnAnyQp) {
   EXPECT_FALSE(ledger.SrqHasLost(9));  // gone from the SRQ
 }
 
+// Coverage counts each call as the model saw it, by answer; skipped steps count as skipped.
+TEST(WalkCoverageTest, CountsEachCallByItsAnswer) {
+  WalkResult r;
+  Action modify;
+  modify.op = Op::kModifyQp;
+  r.steps = {{modify, "success", "modify_qp RC RESET->INIT"},
+             {modify, "EINVAL", "modify_qp RC RESET->RTS"},
+             {modify, "EINVAL", "modify_qp RC RESET->RTS"},
+             {Action{}, "skipped: no live CQ #4", ""}};
+  const nlohmann::json c = Coverage(r);
+  EXPECT_EQ(c["modify_qp RC RESET->INIT"]["success"], 1);
+  EXPECT_EQ(c["modify_qp RC RESET->RTS"]["EINVAL"], 2);
+  EXPECT_EQ(c["poll"]["skipped"], 1);
+  EXPECT_EQ(c.size(), 3u);
+}
+
 // The shrinker on the pure model: the "finding" is a PD destroy answered EBUSY by the model.
 // From a long walk the shrinker must come down to the three actions that make it.
 TEST(WalkShrinkTest, FindsTheThreeActionsBehindAnEbusy) {

@@ -35,7 +35,10 @@ class PipeObserver : public WalkObserver {
   void Started(const Traits& traits) override { Write({{"started", ToJson(traits)}}); }
   void Begin(int step, const Action& action) override { Write({{"begin", step}, {"action", ToJson(action)}}); }
   void Step(const StepRecord& record, absl::Span<const Finding> found) override {
-    Write({{"step", ToJson(record.action)}, {"outcome", record.outcome}, {"findings", FindingsJson(found)}});
+    Write({{"step", ToJson(record.action)},
+           {"outcome", record.outcome},
+           {"verb", record.verb},
+           {"findings", FindingsJson(found)}});
   }
   void Teardown() override { Write({{"teardown", true}}); }
   void Finished(absl::Span<const Finding> found) override { Write({{"finished", FindingsJson(found)}}); }
@@ -85,7 +88,7 @@ struct Stream {
     }
     if (j.contains("step")) {
       absl::StatusOr<Action> a = ActionFromJson(j["step"]);
-      if (a.ok()) result.steps.push_back({*a, j.value("outcome", "")});
+      if (a.ok()) result.steps.push_back({*a, j.value("outcome", ""), j.value("verb", "")});
       for (const nlohmann::json& f : j["findings"]) result.findings.push_back(FindingFromJson(f));
       if (a.ok() && in_step) Watch(in_step->first, Describe(*a));
       in_step.reset();

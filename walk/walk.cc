@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -54,7 +55,7 @@ WalkResult Walk(ibv_context* context, const Selection& selection,
   for (std::optional<Action> a; (a = next(model));) {
     const int step = static_cast<int>(result.steps.size()) + 1;
     const Prediction p = model.Predict(*a);
-    StepRecord record{*a, ""};
+    StepRecord record{*a, "", Verb(*a, model)};
     if (!p.runnable) {
       record.outcome = absl::StrCat("skipped: ", p.skip_reason);
       result.steps.push_back(record);
@@ -161,7 +162,17 @@ nlohmann::json WalkJson(const std::string& device, const std::optional<WalkOptio
   }
   j["findings"] = nlohmann::json::array();
   for (const Finding& f : result.findings) j["findings"].push_back(ToJson(f));
+  j["coverage"] = Coverage(result);
   return j;
+}
+
+nlohmann::json Coverage(const WalkResult& result) {
+  std::map<std::string, std::map<std::string, int>> reached;
+  for (const StepRecord& s : result.steps) {
+    const std::string verb = s.verb.empty() ? OpName(s.action.op) : s.verb;
+    ++reached[verb][s.outcome.rfind("skipped", 0) == 0 ? "skipped" : s.outcome];
+  }
+  return reached;
 }
 
 absl::StatusOr<RecordedWalk> ReadWalkJson(const std::string& path) {

@@ -51,6 +51,7 @@ struct WalkOptions {
 struct StepRecord {
   Action action;
   std::string outcome;  // "ok", "EBUSY", "skipped: no live PD #3"
+  std::string verb;     // the call as the model saw it: "modify_qp RC RESET->SQE", "destroy cq"
 };
 
 struct WalkResult {
@@ -85,6 +86,11 @@ WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const st
 std::string ExpectationName(const Finding& f);
 // Every such name (the expectation files' stale-entry check).
 std::vector<std::string> ExpectationNames();
+
+// What the walk reached: per call as the model saw it ("modify_qp RC RESET->SQE", "destroy
+// cq", "post_send bad_lkey"), how often each answer came ("success", "EBUSY", "skipped").
+// walk.json's "coverage".
+nlohmann::json Coverage(const WalkResult& result);
 
 // A finding as walk.json holds it, and back.
 nlohmann::json ToJson(const Finding& f);
