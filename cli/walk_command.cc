@@ -25,6 +25,7 @@
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "capabilities/expectations/expectations.h"
@@ -44,6 +45,8 @@ ABSL_FLAG(std::string, weights, "",
           "walk: how often each kind of action is chosen, e.g. create=3,destroy=2 (categories: create, destroy, "
           "modify, connect, send, recv, poll, bad_post)");
 ABSL_FLAG(std::string, replay, "", "walk: run the actions of this walk.json (or walk-min.json) again, exactly");
+ABSL_FLAG(absl::Duration, time, absl::ZeroDuration(),
+          "walk: also stop after this long (e.g. 10m; with a large --steps, a walk of a fixed duration)");
 ABSL_FLAG(int32_t, shrink_runs, 150, "walk: replays the shrinker may spend on a finding (0: do not shrink)");
 
 namespace rdmacheck {
@@ -143,7 +146,9 @@ int WalkCommand(const std::vector<std::string>& positional) {
   };
 
   std::optional<walk::WalkOptions> options;
-  if (!recorded) options = walk::WalkOptions{absl::GetFlag(FLAGS_seed), steps, *weights};
+  const absl::Duration time = absl::GetFlag(FLAGS_time);
+  if (time < absl::ZeroDuration()) return UsageError("--time must not be negative");
+  if (!recorded) options = walk::WalkOptions{absl::GetFlag(FLAGS_seed), steps, time, *weights};
   const walk::Replayer replay_checked = [](ibv_context* context, const Selection& selection,
                                    const std::vector<walk::Action>& actions, walk::WalkObserver& observer) {
     LeakCheckingObserver checked(observer);
@@ -204,7 +209,8 @@ int WalkCommand(const std::vector<std::string>& positional) {
   }
   // What the walk reached, in one line (walk.json "coverage" has each call and its answers).
   int calls = 0, moves_accepted = 0, moves_refused = 0;
-  for (const auto& [verb, answers] : walk::Coverage(result).items()) {
+  const nlohmann::json coverage = walk::Coverage(result);
+  for (const auto& [verb, answers] : coverage.items()) {
     ++calls;
     if (verb.rfind("modify_qp ", 0) != 0) continue;
     moves_accepted += answers.contains("success");

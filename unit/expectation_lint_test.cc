@@ -91,7 +91,7 @@ const std::map<std::string, std::vector<std::string>>& Domains() {
       {"walk_answer", {"success", "EBUSY", "EINVAL", "ENOMEM"}}, {"walk_move", {"an accepted", "a refused"}},
       {"wr_kind", {"send", "receive"}},
       {"qp_type", {"RC", "UC", "UD"}}, {"queue", {"send", "recv"}}, {"offset", {"4096", "4416"}},
-      {"byte", {"0xa5", "0xc5", "0x00", "0xff"}}, {"nibble", {"0", "1", "2", "3"}}, {"position", {"Middle", "Last"}},
+      {"byte", {"0xa5", "0xc5", "0x00", "0xff", "0x5c"}}, {"nibble", {"0", "1", "2", "3"}}, {"position", {"Middle", "Last"}},
       {"what", {"a completion event", "an async event"}},
       {"what_qp", {"RC QP", "max_send_wr 0", "max_recv_wr 0"}},
       {"probe_step", {"RECV", "SEND"}},
@@ -298,6 +298,17 @@ const MessageFormat kFormats[] = {
     {"suites/errors/post_errors_test.cc", "<< \"the peer never received the SEND posted after the refused WR: \"",
      "Value of: received.ok()\n  Actual: false\nExpected: true\nthe peer never received the SEND posted after the "
      "refused WR: DEADLINE_EXCEEDED: timed out after {%duration} waiting for completions: {!int} of 1 arrived"},
+    {"suites/peer_faults/survivor.cc", "<< \"the first WR that did not succeed completed with \"",
+     "Expected: (expected.first_error.count(wcs[i].status)) != (0u), actual: 0 vs 0\nthe first WR that did not "
+     "succeed completed with {!wc_status}, expected IBV_WC_REM_ACCESS_ERR"},
+    {"suites/peer_faults/mr_deregistered_test.cc",
+     "<< \"the READ brought back bytes written into the memory after ibv_dereg_mr returned\"",
+     "Expected equality of these values:\n  FindByte(got, kAfterDereg)\n    Which is: 0\n  -1\nthe READ brought back "
+     "bytes written into the memory after ibv_dereg_mr returned"},
+    {"harness/patterns.cc", "\"byte %d of %d is 0x%02x, expected 0x%02x (%s; %d bytes differ)\"",
+     "Value of: requester.Check(mine(i), Pattern::Constant(GuardedRegion::kCanary))\nExpected: is OK\n  Actual: "
+     "DATA_LOSS: buffer bytes [0, 4096): byte {%offset} of 4096 is {!byte}, expected 0xc5 (constant(0xc5); 4096 "
+     "bytes differ)"},
     {"suites/peer_faults/survivor.cc", "\"; the \", side, \"'s QP reads \"",
      "Failed\ntimed out after {%duration} waiting for completions: {!int} of 16 arrived; the survivor's QP "
      "reads {!qp_state}"},

@@ -234,7 +234,15 @@ int Executor::Connect(const Action& a, Outcome& outcome) {
   path.sgid_index = static_cast<uint8_t>(selection_.gid.index);
   ibv_qp* qa = objects_.at(a.qp)->qp.get();
   ibv_qp* qb = objects_.at(a.peer)->qp.get();
-  auto address = [&](ibv_qp* q) { return QpAddress{q->qp_num, selection_.port_attr.lid, selection_.gid.gid, 0}; };
+  // Each connection starts at PSNs of its own, as a real connection manager picks them at
+  // random: packets of a QP's earlier connection, still retried or queued when it was reset
+  // and connected anew, then fall outside the new window and are dropped as stale (IBTA Vol 1
+  // 9.7.5.1.2), instead of being taken as the new peer's.
+  const uint32_t base = (++connections_ * 0x10000u) & 0xffffffu;
+  auto psn_of = [&](ibv_qp* q) { return q == qa ? base : (base + 0x8000u) & 0xffffffu; };
+  auto address = [&](ibv_qp* q) {
+    return QpAddress{q->qp_num, selection_.port_attr.lid, selection_.gid.gid, psn_of(q)};
+  };
   for (const QpAttr& step : {InitAttr(IBV_QPT_RC, path)}) {
     for (ibv_qp* q : {qa, qb}) {
       ibv_qp_attr raw = step.attr();
@@ -250,7 +258,8 @@ int Executor::Connect(const Action& a, Outcome& outcome) {
   const std::pair<ibv_qp*, ibv_qp*> ends[] = {{qa, qb}, {qb, qa}};
   for (int phase = 0; phase < 2; ++phase) {
     for (const auto& [q, other] : ends) {
-      const QpAttr step = phase == 0 ? RtrAttr(IBV_QPT_RC, address(other), path) : RtsAttr(IBV_QPT_RC, 0, path);
+      const QpAttr step =
+          phase == 0 ? RtrAttr(IBV_QPT_RC, address(other), path) : RtsAttr(IBV_QPT_RC, psn_of(q), path);
       ibv_qp_attr raw = step.attr();
       errno = 0;
       if (int err = RcErrno(ibv_modify_qp(q, &raw, step.mask())); err != 0) {

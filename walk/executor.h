@@ -91,6 +91,7 @@ class Executor {
   Ledger ledger_;
   std::set<int> broken_;  // QPs with an error completion whose pair is not broken yet
   uint64_t next_wr_id_ = 1;
+  uint32_t connections_ = 0;  // each connection starts its PSNs elsewhere (Connect)
 };
 
 }  // namespace rdmacheck::walk

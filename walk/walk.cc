@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/strings/str_join.h"
 #include "harness/connection/qp_attr.h"
 #include "harness/connection/qp_transitions.h"
@@ -103,10 +104,11 @@ WalkResult RunWalk(ibv_context* context, const Selection& selection, const WalkO
                    WalkObserver* observer) {
   Generator gen(options.seed, options.weights);
   int left = options.steps;
+  const absl::Time end = options.time > absl::ZeroDuration() ? absl::Now() + options.time : absl::InfiniteFuture();
   return Walk(
       context, selection,
       [&](const Model& model) -> std::optional<Action> {
-        if (left-- <= 0) return std::nullopt;
+        if (left-- <= 0 || absl::Now() >= end) return std::nullopt;
         return gen.Next(model);
       },
       observer);
@@ -151,6 +153,7 @@ nlohmann::json WalkJson(const std::string& device, const std::optional<WalkOptio
   if (options) {
     j["seed"] = options->seed;
     j["steps"] = options->steps;
+    if (options->time > absl::ZeroDuration()) j["time"] = absl::FormatDuration(options->time);
     j["weights"] = options->weights;
   }
   j["traits"] = ToJson(result.traits);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "harness/device.h"
 #include "nlohmann/json.hpp"
@@ -45,6 +46,9 @@ struct Finding {
 struct WalkOptions {
   uint64_t seed = 1;
   int steps = 300;
+  // When set, the walk also stops after this long (the step under way finishes): a walk
+  // of a fixed duration, the steps it took recorded. Two walks of one seed share a prefix.
+  absl::Duration time = absl::ZeroDuration();
   Weights weights = DefaultWeights();
 };
 
