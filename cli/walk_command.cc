@@ -36,6 +36,7 @@
 #include "harness/selection_flags.h"
 #include "runner/kernel_log.h"
 #include "runner/leak_check.h"
+#include "walk/c_reproducer.h"
 #include "walk/isolated.h"
 #include "walk/walk.h"
 
@@ -200,6 +201,15 @@ int WalkCommand(const std::vector<std::string>& positional) {
               << result.steps.size() << " actions in " << shrunk.runs << " replays"
               << (shrunk.out_of_budget ? " (budget spent: smaller, maybe not minimal)" : "") << " -> " << min_path
               << "\n";
+    // The same list as a C program for an upstream report, where it can be one.
+    absl::StatusOr<std::string> c = walk::CReproducer(shrunk.actions, device_name, first.message);
+    if (c.ok()) {
+      const std::string c_path = out + "/walk-min.c";
+      if (absl::Status written = WriteFile(c_path, *c); !written.ok()) return UsageError(written);
+      std::cout << "walk: a C reproducer of it (cc -o repro " << c_path << " -libverbs) -> " << c_path << "\n";
+    } else {
+      std::cout << "walk: no C reproducer: " << c.status().message() << "\n";
+    }
   }
   if (!walk_kernel_lines.empty()) {
     if (absl::Status written = WriteFile(out + "/kernel-log.txt", absl::StrJoin(walk_kernel_lines, "\n") + "\n");
