@@ -26,7 +26,8 @@ Traits TraitsOf(ibv_context* context, const Selection& selection) {
   return t;
 }
 
-Executor::Executor(ibv_context* context, Selection selection) : context_(context), selection_(std::move(selection)) {}
+Executor::Executor(ibv_context* context, Selection selection, bool fail_allocations)
+    : context_(context), selection_(std::move(selection)), fail_allocations_(fail_allocations) {}
 
 Executor::~Executor() {
   // Reverse creation order is children first. Failures are reported by the owners.
@@ -67,19 +68,19 @@ int Executor::Create(const Action& a) {
   switch (a.op) {
     case Op::kCreatePd:
       h->kind = Kind::kPd;
-      h->pd.reset(ibv_alloc_pd(context_));
+      h->pd.reset(Failing([&] { return ibv_alloc_pd(context_); }));
       if (!h->pd) return LastErrno();
       break;
     case Op::kCreateCq:
       h->kind = Kind::kCq;
-      h->cq.reset(ibv_create_cq(context_, kCqDepth, nullptr, nullptr, 0));
+      h->cq.reset(Failing([&] { return ibv_create_cq(context_, kCqDepth, nullptr, nullptr, 0); }));
       if (!h->cq) return LastErrno();
       break;
     case Op::kRegMr: {
       h->kind = Kind::kMr;
       buffers_.push_back(std::make_unique<WalkBuffer>());
       h->buffer = buffers_.back().get();
-      h->mr.reset(ibv_reg_mr(pd, h->buffer->Slot(0), kSlotsPerMr * kSlotBytes, IBV_ACCESS_LOCAL_WRITE));
+      h->mr.reset(Failing([&] { return ibv_reg_mr(pd, h->buffer->Slot(0), kSlotsPerMr * kSlotBytes, IBV_ACCESS_LOCAL_WRITE); }));
       if (!h->mr) return LastErrno();
       break;
     }
@@ -88,7 +89,7 @@ int Executor::Create(const Action& a) {
       ibv_srq_init_attr attr{};
       attr.attr.max_wr = kSrqDepth;
       attr.attr.max_sge = kMaxSge;
-      h->srq.reset(ibv_create_srq(pd, &attr));
+      h->srq.reset(Failing([&] { return ibv_create_srq(pd, &attr); }));
       if (!h->srq) return LastErrno();
       h->srq_max_sge = attr.attr.max_sge;
       break;
@@ -102,7 +103,7 @@ int Executor::Create(const Action& a) {
       attr.cap.max_send_wr = attr.cap.max_recv_wr = kQueueDepth;
       attr.cap.max_send_sge = attr.cap.max_recv_sge = kMaxSge;
       if (attr.srq != nullptr) attr.cap.max_recv_wr = attr.cap.max_recv_sge = 0;
-      h->qp.reset(ibv_create_qp(pd, &attr));
+      h->qp.reset(Failing([&] { return ibv_create_qp(pd, &attr); }));
       if (!h->qp) return LastErrno();
       h->cap = attr.cap;
       qp_by_num_[h->qp->qp_num] = a.id;
@@ -112,7 +113,7 @@ int Executor::Create(const Action& a) {
       h->kind = Kind::kAh;
       {
         ibv_ah_attr attr = AhAttrToOwnGid(selection_);
-        h->ah.reset(ibv_create_ah(pd, &attr));
+        h->ah.reset(Failing([&] { return ibv_create_ah(pd, &attr); }));
       }
       if (!h->ah) return LastErrno();
       break;
@@ -136,18 +137,18 @@ int Executor::Destroy(const Action& a, const Model& model, Outcome& outcome, std
   errno = 0;
   int rc = 0;
   switch (h.kind) {
-    case Kind::kPd: rc = ibv_dealloc_pd(h.pd.get()); if (rc == 0) (void)h.pd.release(); break;
-    case Kind::kCq: rc = ibv_destroy_cq(h.cq.get()); if (rc == 0) (void)h.cq.release(); break;
+    case Kind::kPd: rc = Failing([&] { return ibv_dealloc_pd(h.pd.get()); }); if (rc == 0) (void)h.pd.release(); break;
+    case Kind::kCq: rc = Failing([&] { return ibv_destroy_cq(h.cq.get()); }); if (rc == 0) (void)h.cq.release(); break;
     case Kind::kSrq:
-      rc = ibv_destroy_srq(h.srq.get());
+      rc = Failing([&] { return ibv_destroy_srq(h.srq.get()); });
       if (rc == 0) {
         (void)h.srq.release();
         FreeSlots(ledger_.DiscardSrq(a.obj));
       }
       break;
-    case Kind::kAh: rc = ibv_destroy_ah(h.ah.get()); if (rc == 0) (void)h.ah.release(); break;
+    case Kind::kAh: rc = Failing([&] { return ibv_destroy_ah(h.ah.get()); }); if (rc == 0) (void)h.ah.release(); break;
     case Kind::kMr:
-      rc = ibv_dereg_mr(h.mr.get());
+      rc = Failing([&] { return ibv_dereg_mr(h.mr.get()); });
       if (rc == 0) {
         (void)h.mr.release();
         // WRs still using the memory may now end in any error, and so may their peers'.
@@ -161,7 +162,7 @@ int Executor::Destroy(const Action& a, const Model& model, Outcome& outcome, std
       break;
     case Kind::kQp: {
       const uint32_t num = h.qp->qp_num;
-      rc = ibv_destroy_qp(h.qp.get());
+      rc = Failing([&] { return ibv_destroy_qp(h.qp.get()); });
       if (rc == 0) {
         (void)h.qp.release();
         qp_by_num_.erase(num);
@@ -199,7 +200,7 @@ int Executor::Modify(const Action& a, const Model& model, Outcome& outcome, std:
   const QpAttr attr = TransitionAttr(o->state, a.to, values);
   ibv_qp_attr raw = attr.attr();
   errno = 0;
-  const int err = RcErrno(ibv_modify_qp(qp, &raw, attr.mask()));
+  const int err = RcErrno(Failing([&] { return ibv_modify_qp(qp, &raw, attr.mask()); }));
   // IBTA 10.3.1 and ibv_modify_qp(3): a refused modify leaves the state; an accepted one is read back.
   const ibv_qp_state expected = err == 0 ? a.to : o->state;
   absl::StatusOr<ibv_qp_attr> now = QueryQp(qp);

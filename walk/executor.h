@@ -33,6 +33,7 @@
 #include "harness/device.h"
 #include "harness/verbs/owners.h"
 #include "walk/action.h"
+#include "walk/fault_injection.h"
 #include "walk/ledger.h"
 #include "walk/model.h"
 
@@ -53,7 +54,9 @@ Traits TraitsOf(ibv_context* context, const Selection& selection);
 
 class Executor {
  public:
-  Executor(ibv_context* context, Selection selection);
+  // fail_allocations: the control verbs (create, destroy, modify_qp) run with the kernel's
+  // allocation failures on (walk/fault_injection.h); the data path never does.
+  Executor(ibv_context* context, Selection selection, bool fail_allocations = false);
   ~Executor();  // whatever is left, children first
 
   // Runs `action` (runnable on `model`, which is the state before it).
@@ -83,8 +86,16 @@ class Executor {
   void CheckCanaries(std::vector<Problem>& problems);
   void Forget(int qp);  // its WRs: discarded (RESET) or late completions allowed (destroyed)
 
+  // Runs one control verb under FailingScope, when the walk asked for allocation failures.
+  template <typename Call>
+  auto Failing(Call call) const {
+    FailingScope failing(fail_allocations_);
+    return call();
+  }
+
   ibv_context* context_;
   Selection selection_;
+  bool fail_allocations_ = false;
   std::map<int, std::unique_ptr<WalkHandle>> objects_;  // by name; names grow with creation
   std::vector<std::unique_ptr<WalkBuffer>> buffers_;     // kept to the end: a late DMA lands in memory we own
   std::map<uint32_t, int> qp_by_num_;

@@ -1,5 +1,6 @@
 #include "walk/walk.h"
 
+#include <cerrno>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -43,19 +44,30 @@ std::string Verb(const Action& a, const Model& before) {
   }
 }
 
+// Under injected allocation failures (walk/fault_injection.h) a control verb the model lets
+// succeed may also answer ENOMEM: the kernel's answer when it cannot allocate.
+void AllowInjectedFailure(const Action& a, Prediction& p) {
+  const bool control = KindCreatedBy(a.op).has_value() || a.op == Op::kDestroy || a.op == Op::kModifyQp;
+  if (!control || !p.success || p.Allows(ENOMEM)) return;
+  p.errnos.push_back(ENOMEM);
+  absl::StrAppend(&p.rule, "; ENOMEM: an allocation failure was injected");
+}
+
 // One walk over `next` (an action for the model, or nullopt at the end).
 WalkResult Walk(ibv_context* context, const Selection& selection,
-                const std::function<std::optional<Action>(const Model&)>& next, WalkObserver* observer) {
+                const std::function<std::optional<Action>(const Model&)>& next, WalkObserver* observer,
+                bool fail_allocations) {
   WalkObserver quiet;
   WalkObserver& tell = observer != nullptr ? *observer : quiet;
   WalkResult result;
   result.traits = TraitsOf(context, selection);
   tell.Started(result.traits);
   Model model(result.traits);
-  Executor executor(context, selection);
+  Executor executor(context, selection, fail_allocations);
   for (std::optional<Action> a; (a = next(model));) {
     const int step = static_cast<int>(result.steps.size()) + 1;
-    const Prediction p = model.Predict(*a);
+    Prediction p = model.Predict(*a);
+    if (fail_allocations) AllowInjectedFailure(*a, p);
     StepRecord record{*a, "", Verb(*a, model)};
     if (!p.runnable) {
       record.outcome = absl::StrCat("skipped: ", p.skip_reason);
@@ -111,11 +123,11 @@ WalkResult RunWalk(ibv_context* context, const Selection& selection, const WalkO
         if (left-- <= 0 || absl::Now() >= end) return std::nullopt;
         return gen.Next(model);
       },
-      observer);
+      observer, options.fail_allocations);
 }
 
 WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions,
-                      WalkObserver* observer) {
+                      WalkObserver* observer, bool fail_allocations) {
   size_t i = 0;
   return Walk(
       context, selection,
@@ -123,7 +135,7 @@ WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const st
         if (i >= actions.size()) return std::nullopt;
         return actions[i++];
       },
-      observer);
+      observer, fail_allocations);
 }
 
 std::string ExpectationName(const Finding& f) {
@@ -155,6 +167,7 @@ nlohmann::json WalkJson(const std::string& device, const std::optional<WalkOptio
     j["steps"] = options->steps;
     if (options->time > absl::ZeroDuration()) j["time"] = absl::FormatDuration(options->time);
     j["weights"] = options->weights;
+    if (options->fail_allocations) j["fail_allocations"] = true;
   }
   j["traits"] = ToJson(result.traits);
   j["actions"] = nlohmann::json::array();

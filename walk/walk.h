@@ -50,6 +50,10 @@ struct WalkOptions {
   // of a fixed duration, the steps it took recorded. Two walks of one seed share a prefix.
   absl::Duration time = absl::ZeroDuration();
   Weights weights = DefaultWeights();
+  // The control verbs run with kernel allocation failures on (walk/fault_injection.h; the
+  // process running the walk armed them): each may also answer ENOMEM, and must then leave
+  // its object as it was.
+  bool fail_allocations = false;
 };
 
 struct StepRecord {
@@ -82,7 +86,7 @@ WalkResult RunWalk(ibv_context* context, const Selection& selection, const WalkO
                    WalkObserver* observer = nullptr);
 // Runs `actions` as recorded (each skipped when the model cannot run it).
 WalkResult ReplayWalk(ibv_context* context, const Selection& selection, const std::vector<Action>& actions,
-                      WalkObserver* observer = nullptr);
+                      WalkObserver* observer = nullptr, bool fail_allocations = false);
 
 // The name an expected deviation gives a finding (capabilities/expectations: "test":
 // "Walk.modify_qp"): "Walk." and the op of its step, or "Walk.teardown", "Walk.exit",

@@ -31,6 +31,8 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$OUT" ||
 # so plain modprobe works, and so do the kernel's own module requests: rdma_rxe needs
 # crc32_generic that way, and the kernel's /sbin/modprobe would find nothing otherwise.
 mount --bind "$MODDIR" "/lib/modules/$kver" || fail "cannot bind $MODDIR"
+# debugfs: fault injection's knobs (the debug kernel; rdmacheck walk --fail_alloc).
+[ -d /sys/kernel/debug/failslab ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
 ip link set lo up
 ulimit -l unlimited     # inherited by the command: registering memory needs it
 # A few 2 MiB huge pages, so MrSizeTest.HugePageBuffer runs (one per device run in parallel).
