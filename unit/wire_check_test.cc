@@ -57,6 +57,7 @@ const std::vector<Doctored>& Captures() {
       {"roce_bad_read_response.pcap", "roce.read_response"},
       {"roce_bad_destqp.pcap", "roce.destqp"},
       {"roce_bad_pkey.pcap", "roce.pkey"},
+      {"roce_bad_rnr_timer.pcap", "roce.rnr_timer"},
       {"iwarp_bad_mpa_startup.pcap", "iwarp.mpa_startup"},
       {"iwarp_bad_mpa_crc.pcap", "iwarp.mpa_crc"},
       {"iwarp_bad_ddp_rdmap_opcode.pcap", "iwarp.ddp_rdmap_opcode"},
@@ -154,7 +155,7 @@ TEST(WireReportTest, GoodRoceCaptureIsSummarisedPerFlowAndOpcode) {
   EXPECT_EQ(requests->opcodes.at("RC SEND Only"), 3);
   ASSERT_EQ(report->faults.size(), 1u);  // the RNR NAK
   EXPECT_EQ(report->faults[0].kind, "RNR NAK");
-  EXPECT_EQ(report->faults[0].detail, "timer 14");
+  EXPECT_EQ(report->faults[0].detail, "timer 1");
   const nlohmann::json json = WireReportJson(*report);
   EXPECT_TRUE(json["ok"].get<bool>());
   EXPECT_EQ(json["rules"].size(), WireRules().size());

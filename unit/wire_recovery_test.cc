@@ -24,7 +24,8 @@ constexpr uint8_t kSendFirst = 0x00, kSendLast = 0x02, kSendOnly = 0x04;
 constexpr uint8_t kWriteFirst = 0x06, kWriteMiddle = 0x07, kWriteLast = 0x08, kWriteLastImm = 0x09;
 constexpr uint8_t kReadRequest = 0x0c, kReadFirst = 0x0d, kReadMiddle = 0x0e, kReadLast = 0x0f;
 constexpr uint8_t kAck = 0x11, kAtomicAck = 0x12, kFetchAdd = 0x14, kUcSendOnly = 0x24;
-constexpr uint32_t kAckSyndrome = 0x1f, kSeqNak = 0x60, kRnrNak = 0x20 | 14;
+// kRnrNak's timer is 1 (0.01 ms): a resend one frame (1 ms) later waited long enough.
+constexpr uint32_t kAckSyndrome = 0x1f, kSeqNak = 0x60, kRnrNak = 0x20 | 1;
 constexpr uint32_t kMtu = 256;
 
 // Packets in capture order; frame N at N ms.
@@ -290,6 +291,25 @@ TEST(WireRecoveryTest, RnrRetriesDoNotCountAgainstRetryCnt) {
   }
   w.Response(kAck, 400, 1);
   EXPECT_TRUE(w.Check().clean()) << WireReportText(w.Check());
+}
+
+// The requester waits the RNR NAK's timer before it resends (IBTA Vol 1 9.7.5.2.8): timer 16
+// asks for 2.56 ms, which a resend 2.5 ms after the NAK did not wait, and one 2.6 ms after did.
+WireReport ResendAfterRnrNak(double ms) {
+  Wire w;
+  w.Request(kSendOnly, 450);
+  const double nak = w.Response(kAck, 450, 0, 0x20 | 16).frame.time;
+  w.Request(kSendOnly, 450).frame.time = nak + ms / 1000;
+  w.Response(kAck, 450, 1).frame.time = nak + ms / 1000 + 0.001;
+  return w.Check();
+}
+
+TEST(WireRecoveryTest, ResendBeforeTheRnrTimerIsAViolation) {
+  const WireReport early = ResendAfterRnrNak(2.5);
+  EXPECT_THAT(Rules(early.violations), ElementsAre("roce.rnr_timer")) << WireReportText(early);
+  EXPECT_THAT(early.violations[0].message,
+              HasSubstr("resends PSN 0x0001c2 2.500 ms after the RNR NAK (frame 2) whose timer 16 asks for 2.56 ms"));
+  EXPECT_TRUE(ResendAfterRnrNak(2.6).clean()) << WireReportText(ResendAfterRnrNak(2.6));
 }
 
 Wire AtomicAnsweredTwice(uint64_t second_original) {

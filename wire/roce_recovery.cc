@@ -43,8 +43,9 @@ void RoceRecovery::OnRequest(const RocePacket& p, const std::string& flow, int64
       // acknowledged sent again is no retry of it (a duplicate, or the QP number and PSN
       // used again by a new hand-wired connection) and counts against no retry_cnt.
       const bool acknowledged = r.acked && u <= *r.acked;
-      if (r.rnr_pending) {
-        r.rnr_pending = false;
+      if (r.rnr_nak) {
+        CheckRnrWait(p, flow, u, *r.rnr_nak);
+        r.rnr_nak.reset();
       } else if (!acknowledged && ++r.retries == retry_cnt_ + 1) {
         Flag(p, "roce.retry_count", flow,
              absl::StrCat("the requester goes back to PSN ", Psn(u), " for retry ", r.retries,
@@ -83,6 +84,27 @@ void RoceRecovery::OnRequest(const RocePacket& p, const std::string& flow, int64
   }
 }
 
+// The RNR NAK timer field's encoding (IBTA Vol 1 Table 45; ibv_modify_qp(3) min_rnr_timer),
+// in microseconds: 0 is the longest wait, 655.36 ms.
+constexpr double kRnrTimerUs[32] = {655360, 10,    20,    30,    40,    60,     80,     120,
+                                    160,    240,   320,   480,   640,   960,    1280,   1920,
+                                    2560,   3840,  5120,  7680,  10240, 15360,  20480,  30720,
+                                    40960,  61440, 81920, 122880, 163840, 245760, 327680, 491520};
+
+// The requester waits at least the time the RNR NAK names before it resends (IBTA Vol 1
+// 9.7.5.2.8). Wherever the capture was taken, the gap it shows between the NAK and the resend
+// holds the requester's wait and never less (the network's delays only add), so a gap
+// shorter than the timer is a requester that did not wait.
+void RoceRecovery::CheckRnrWait(const RocePacket& p, const std::string& flow, int64_t u, const RnrNak& nak) {
+  const double waited_us = (p.frame.time - nak.time) * 1e6;
+  const double asked_us = kRnrTimerUs[nak.timer & 0x1f];
+  if (waited_us + 1 >= asked_us) return;  // pcap stamps are whole microseconds
+  Flag(p, "roce.rnr_timer", flow,
+       absl::StrFormat("the requester resends PSN %s %.3f ms after the RNR NAK (frame %d) whose timer %u asks for "
+                       "%.2f ms: it must wait at least that long",
+                       Psn(u), waited_us / 1000, nak.frame, nak.timer, asked_us / 1000));
+}
+
 // A retransmission repeats its packet. A READ may be re-sent for what is still missing
 // (IBTA Vol 1 §9.4.4; rxe_req.c req_retry moves its address on): only its opcode is compared.
 void RoceRecovery::CompareResend(const RocePacket& p, const std::string& flow, int64_t u, const Sent& first) {
@@ -108,7 +130,7 @@ void RoceRecovery::OnResponse(const RocePacket& p, const std::string& flow, cons
   Requests& r = it->second;
   if (p.opcode.op == IbOp::kAck && p.syndrome) {
     const uint32_t kind = *p.syndrome >> 5, code = *p.syndrome & 0x1f;
-    if (kind == 1) r.rnr_pending = true;
+    if (kind == 1) r.rnr_nak = RnrNak{p.frame.time, p.frame.number, code};
     if (kind == 3 && code == 0) SequenceNak(p, flow, r, u);
     if (kind != 0) return;  // other NAKs end the connection: nothing to recover
   }
@@ -209,7 +231,7 @@ void RoceRecovery::Acknowledge(const RocePacket& p, const std::string& flow, Req
   r.sent.erase(r.sent.begin(), r.sent.upper_bound(through));
   r.read_starts.erase(r.read_starts.begin(), r.read_starts.upper_bound(through));
   r.retries = 0;
-  r.rnr_pending = false;
+  r.rnr_nak.reset();
   r.progress_frame = p.frame.number;
 }
 

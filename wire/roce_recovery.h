@@ -1,5 +1,5 @@
 // The RC recovery rules (wire/rules.cc: roce.seq_nak, roce.retransmission, roce.retry_count,
-// roce.duplicate_atomic, and the note roce.unplaced_loss): what a lossy wire may show of a
+// roce.rnr_timer, roce.duplicate_atomic, and the note roce.unplaced_loss): what a lossy wire may show of a
 // reliable connection, and what it may not.
 //
 // Where the capture was taken decides what it can prove. The model is the wire lab's: a
@@ -79,6 +79,11 @@ class RoceRecovery {
     int64_t first_min = 0, first_max = 0;
     int64_t frame = 0;
   };
+  struct RnrNak {  // the last RNR NAK, until the requester resends or progress is acknowledged
+    double time = 0;
+    int64_t frame = 0;
+    uint32_t timer = 0;  // the AETH's 5-bit timer field (IBTA Vol 1 Table 45)
+  };
   struct Requests {  // one request flow, its requester and its responder as the capture shows them
     int64_t next_min = 0, next_max = 0;  // where the requester's packets continue
     int64_t first = 0;                   // its first PSN: the CM exchange's, else the first seen
@@ -86,7 +91,7 @@ class RoceRecovery {
     std::optional<int64_t> acked;        // acknowledged through (a NAK: through its PSN - 1)
     int64_t progress_frame = 0;          // the response that last acknowledged progress
     int retries = 0;                     // times it went back since
-    bool rnr_pending = false;            // an RNR NAK came: its resend is an RNR retry
+    std::optional<RnrNak> rnr_nak;       // an RNR NAK came: its resend is an RNR retry
     std::map<int64_t, Sent> sent;        // unacknowledged PSNs' first sends
     std::set<int64_t> read_starts;       // unacknowledged PSNs a READ was (re-)sent from
     int64_t expected_min = 0, expected_max = 0;  // the responder's next PSN
@@ -99,6 +104,7 @@ class RoceRecovery {
     std::map<int64_t, std::pair<uint64_t, int64_t>> atomic_answers;  // PSN -> original value, frame
   };
 
+  void CheckRnrWait(const RocePacket& p, const std::string& flow, int64_t u, const RnrNak& nak);
   void CompareResend(const RocePacket& p, const std::string& flow, int64_t u, const Sent& first);
   void SequenceNak(const RocePacket& p, const std::string& flow, Requests& r, int64_t u);
   void AtomicAnswer(const RocePacket& p, const std::string& flow, Requests& r, int64_t u);

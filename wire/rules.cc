@@ -60,6 +60,11 @@ const std::vector<WireRule>& WireRules() {
        "(--retry_cnt, default 7 as the harness sets it): no PSN is sent more than retry_cnt + 1 times in a row; "
        "resends after an RNR NAK count against rnr_retry, not here",
        "IBTA Vol 1 §9.7 (requester: transport retry counter, QP attribute Retry Count; RNR retry counted apart)"},
+      {"roce.rnr_timer", "roce",
+       "after an RNR NAK the requester waits at least the time its timer field names before it resends (a gap "
+       "the capture shows is the requester's wait plus the network's delays, never less)",
+       "IBTA Vol 1 §9.7.5.2.8 (RNR NAK: the requester waits the RNR NAK timer's time before retrying), Table 45 "
+       "(RNR NAK timer field encodings); ibv_modify_qp(3) min_rnr_timer"},
       {"roce.duplicate_atomic", "roce",
        "a duplicate request is answered, not executed again: an atomic's answer to its duplicate carries the "
        "original value of its first execution (a SEND or WRITE duplicate is ACKed, a READ re-executed)",

@@ -191,7 +191,9 @@ def roce_capture(knob=None, snaplen=65535):
     rsp(ATOMIC_ACK, p + 1, 8, atomic_ack=41)
     # RNR NAK, then the SEND retransmitted with the same PSN and ACKed.
     req(SEND_ONLY, p + 2, b'n' * 16, True)
-    rsp(ACK, p + 2, 8, syndrome=0x20 | 0x0e)  # RNR NAK, timer 14
+    # RNR NAK, timer 1 (0.01 ms: the resend a frame later waited long enough); an
+    # 'rnr_timer' knob asks for timer 16 (2.56 ms), which the resend 1 ms later did not wait.
+    rsp(ACK, p + 2, 8, syndrome=0x20 | (16 if k == 'rnr_timer' else 1))
     req(SEND_ONLY, p + 2, b'n' * 16, True)
     rsp(ACK, p + 2, 9)
     # B requests too: its PSN space is its own.
@@ -365,7 +367,7 @@ def tunnel_capture(geneve=False):
 
 
 ROCE_KNOBS = ['udp_port', 'icrc', 'unplaced_loss', 'opcode_sequence', 'payload_size', 'ackreq', 'aeth_syndrome', 'ack_msn',
-              'read_response', 'destqp', 'pkey', 'uc_duplicate']
+              'read_response', 'destqp', 'pkey', 'uc_duplicate', 'rnr_timer']
 
 def roce_recovery_capture(knob=None):
     """RC recovery on a lossy wire (issue 34, item 3). A packet lost is lost before the
