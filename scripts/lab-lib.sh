@@ -6,7 +6,8 @@
 # (status, panic, timeout). Sourced, not run; the caller sets `set -euo pipefail`.
 #
 # Globals it reads: LAB_TAG (log prefix), and the RDMACHECK_* variables of scripts/lab.sh.
-# lab_kernel sets kver kdir custom root moddir initrd; lab_prepare sets accel.
+# lab_kernel sets kver kdir custom (custom_image custom_modules) root moddir initrd;
+# lab_prepare sets accel.
 
 lab_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 vm=$lab_repo/containers/vm
@@ -49,15 +50,21 @@ meta_abi() {
 # with RDMACHECK_KERNEL_IMAGE/_MODULES set takes that image. Sets KVER (its modules dir
 # name), kdir (its cache dir) and the paths derived from them.
 lab_kernel() {
-  local spec=$1 key
+  local spec=$1 key image=${RDMACHECK_KERNEL_IMAGE:-} mods=${RDMACHECK_KERNEL_MODULES:-} dk
   custom=''
-  if [ -z "$spec" ] && [ -n "${RDMACHECK_KERNEL_IMAGE:-}${RDMACHECK_KERNEL_MODULES:-}" ]; then
-    [ -f "${RDMACHECK_KERNEL_IMAGE:-}" ] && [ -d "${RDMACHECK_KERNEL_MODULES:-}" ] ||
+  if [ "$spec" = debug ]; then
+    # Built from source on first use (tens of minutes), then cached by content.
+    log "the debug kernel (containers/debug-kernel/build.sh; a cold build takes long)"
+    dk=$("$lab_repo/containers/debug-kernel/build.sh" "$cache") || die "the debug kernel did not build"
+    spec='' image=$dk/vmlinuz mods=$(echo "$dk"/modules/*)
+  fi
+  if [ -z "$spec" ] && [ -n "$image$mods" ]; then
+    [ -f "$image" ] && [ -d "$mods" ] ||
       die "RDMACHECK_KERNEL_IMAGE must be a vmlinuz and RDMACHECK_KERNEL_MODULES its modules directory"
-    custom=1
-    kver=$(basename "$RDMACHECK_KERNEL_MODULES")
+    custom=1 custom_image=$image custom_modules=$mods
+    kver=$(basename "$mods")
     # Keyed by what the kernel is: another build at the same paths gets its own entry.
-    key=$({ stat -L -c '%n %s %Y' "$RDMACHECK_KERNEL_IMAGE" "$RDMACHECK_KERNEL_MODULES"/modules.* || true; } 2>/dev/null |
+    key=$({ stat -L -c '%n %s %Y' "$image" "$mods"/modules.* || true; } 2>/dev/null |
       sha256sum | cut -c1-12)
     kdir=$cache/custom-$kver-$key
   else
@@ -136,8 +143,8 @@ lab_prepare() {
   flock -n 9 || { log "waiting for the cache lock $cache/.lock"; flock 9; }
   locked=1
   if [ ! -d "$root" ] && [ -n "$custom" ]; then
-    log "taking kernel $kver from $RDMACHECK_KERNEL_IMAGE and $RDMACHECK_KERNEL_MODULES"
-    "$vm/custom-kernel.sh" "$RDMACHECK_KERNEL_IMAGE" "$RDMACHECK_KERNEL_MODULES" "$root" ||
+    log "taking kernel $kver from $custom_image and $custom_modules"
+    "$vm/custom-kernel.sh" "$custom_image" "$custom_modules" "$root" ||
       die "cannot use that kernel"
   elif [ ! -d "$root" ]; then
     log "fetching kernel $kver"

@@ -23,7 +23,10 @@
 #                             from the machine's apt sources or else from the backports
 #                             suite derived from them (containers/vm/backports-apt.sh);
 #                             "backports": the newest kernel of <codename>-backports;
-#                             "default" or unset: the one linux-image-amd64 depends on
+#                             "default" or unset: the one linux-image-amd64 depends on;
+#                             "debug": the debug kernel (KASAN, UBSAN, lockdep, kmemleak,
+#                             fault injection), built from Debian's linux-source-6.1 on
+#                             first use and cached (containers/debug-kernel/build.sh)
 #      RDMACHECK_KERNEL_IMAGE, RDMACHECK_KERNEL_MODULES
 #                             instead: a vmlinuz and its modules directory (named for
 #                             its KVER; its `build` link is used to build siw if needed)
