@@ -99,6 +99,9 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
                               {"node_b_kernel", b},
                               {"interop", a != b},
                               {"checked", !check.is_null()}};
+  if (!check.is_null() && check.contains("recovery") && check["recovery"].is_object()) {
+    run->environment["wire"]["recovery"] = check["recovery"];
+  }
   // Top-level too, so the report's environment table names both kernels in rows of their own.
   run->environment["peer_kernel"] = a;
   run->environment["interop"] =

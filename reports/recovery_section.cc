@@ -72,9 +72,21 @@ std::vector<std::pair<std::string, std::string>> RecoveryRows(const RunResults& 
   }
   const nlohmann::json wire = env.value("wire", nlohmann::json::object());
   if (wire.contains("recovery") && wire["recovery"].is_object()) {
-    for (const auto& [key, value] : wire["recovery"].items()) {
-      rows.push_back({absl::StrCat("wire check: ", key), value.is_string() ? value.get<std::string>() : value.dump()});
-    }
+    const nlohmann::json& r = wire["recovery"];
+    auto n = [&r](const char* key) { return r.value(key, int64_t{0}); };
+    auto ms = [&r](const char* key) {
+      const nlohmann::json& m = r.contains(key) ? r[key] : nlohmann::json(nullptr);
+      if (!m.is_object()) return std::string("none");
+      return absl::StrCat(m.value("median", 0.0), " ms / ", m.value("worst", 0.0), " ms");
+    };
+    const nlohmann::json naks = r.value("naks", nlohmann::json::object());
+    rows.push_back({"wire: PSN gaps recovered / seen", absl::StrCat(n("recovered"), " / ", n("losses"))});
+    rows.push_back({"wire: recovery time, median / worst", ms("recovery_ms")});
+    rows.push_back({"wire: NAKs sequence error / RNR / other",
+                    absl::StrCat(naks.value("sequence_error", 0), " / ", naks.value("rnr", 0), " / ",
+                                 naks.value("other", 0))});
+    rows.push_back({"wire: requester went back / packets resent", absl::StrCat(n("retries"), " / ", n("resent_packets"))});
+    rows.push_back({"wire: RNR wait, median / worst", ms("rnr_wait_ms")});
   } else {
     rows.push_back({"wire check", wire.value("checked", false) ? "judged, no recovery figures"
                                                                : "not judged for recovery"});

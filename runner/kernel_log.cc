@@ -60,14 +60,14 @@ std::string KernelProblemSignature(absl::string_view first_line) {
 bool IsKernelProblem(absl::string_view text) {
   // Where the kernel's reports begin (kernel/panic.c __warn, lib/bug.c, arch/x86/kernel/dumpstack.c
   // and traps.c, kernel/locking/lockdep.c, kernel/hung_task.c, kernel/rcu/tree_stall.h,
-  // kernel/watchdog.c, lib/ubsan.c, mm/kasan/report.c).
+  // kernel/watchdog.c, lib/ubsan.c, mm/kasan/report.c, mm/kmemleak.c).
   static constexpr absl::string_view kStarts[] = {
       "WARNING:", "BUG:", "kernel BUG at", "Oops", "general protection fault", "UBSAN:", "Kernel panic",
       "INFO: task ", "INFO: trying to register non-static key", "watchdog: BUG:", "NMI watchdog:"};
   static constexpr absl::string_view kContains[] = {
       "detected stall", "self-detected stall", "detected stalls", "possible circular locking dependency",
       "possible recursive locking", "inconsistent lock state", "BUG: KASAN", "blocked for more than",
-      "soft lockup", "hard LOCKUP"};
+      "soft lockup", "hard LOCKUP", "new suspected memory leaks"};
   for (absl::string_view s : kStarts) {
     if (absl::StartsWith(text, s)) return true;
   }

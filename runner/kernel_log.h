@@ -43,7 +43,8 @@ std::optional<KernelRecord> ParseKmsgRecord(absl::string_view raw);
 
 // Whether a kernel log line reports a kernel bug: "WARNING:", "BUG:", "kernel BUG at",
 // "Oops", "general protection fault", lockdep's reports, "INFO: task ... blocked for
-// more than", RCU stalls, soft/hard lockups, UBSAN, KASAN, "Kernel panic".
+// more than", RCU stalls, soft/hard lockups, UBSAN, KASAN, "Kernel panic", kmemleak's
+// "new suspected memory leaks" (the debug kernel's: containers/debug-kernel).
 bool IsKernelProblem(absl::string_view text);
 
 // What a problem report is, without what differs between two runs of the same bug: the

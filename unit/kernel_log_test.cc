@@ -40,7 +40,8 @@ TEST(KernelProblemTest, RecognisesTheKernelsReports) {
                            "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:",
                            "watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [rxe_loop:9]",
                            "UBSAN: shift-out-of-bounds in drivers/infiniband/sw/siw/siw_qp.c:12",
-                           "Kernel panic - not syncing: sysrq triggered crash"}) {
+                           "Kernel panic - not syncing: sysrq triggered crash",
+                           "kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"}) {
     EXPECT_TRUE(IsKernelProblem(line)) << line;
   }
   for (const char* line : {"rdma_rxe: loaded", "infiniband rxe0: set active", "rdmacheck: suite pd on rxe0 starts",

@@ -43,6 +43,25 @@ TEST(RecoverySectionTest, NamesWhatNetemTcpAndTheDriverDidOnTheDevicesLink) {
   EXPECT_THAT(rows, Contains(Pair(HasSubstr("tests:"), "1 / 1 / 0")));
 }
 
+// The wire checker's recovery figures (wire/wire_report.h WireRecovery), as wire slices put
+// them into the run's environment.
+TEST(RecoverySectionTest, ShowsTheWireCheckersRecoveryFigures) {
+  DeviceRun run = ImpairedRxe();
+  EXPECT_THAT(RecoveryRows(run.results), Contains(Pair("wire check", "not judged for recovery")));
+  run.results.environment["wire"] = {
+      {"checked", true},
+      {"recovery",
+       {{"losses", 7}, {"recovered", 6}, {"recovery_ms", {{"median", 4.5}, {"worst", 210.25}}},
+        {"naks", {{"sequence_error", 6}, {"rnr", 2}, {"other", 0}}}, {"retries", 9}, {"resent_packets", 31},
+        {"rnr_wait_ms", nullptr}}}};
+  const auto rows = RecoveryRows(run.results);
+  EXPECT_THAT(rows, Contains(Pair("wire: PSN gaps recovered / seen", "6 / 7")));
+  EXPECT_THAT(rows, Contains(Pair("wire: recovery time, median / worst", "4.5 ms / 210.25 ms")));
+  EXPECT_THAT(rows, Contains(Pair("wire: NAKs sequence error / RNR / other", "6 / 2 / 0")));
+  EXPECT_THAT(rows, Contains(Pair("wire: requester went back / packets resent", "9 / 31")));
+  EXPECT_THAT(rows, Contains(Pair("wire: RNR wait, median / worst", "none")));
+}
+
 TEST(RecoverySectionTest, OnlyForImpairedRuns) {
   DeviceRun plain;
   plain.results.device = "rxe0";

@@ -304,6 +304,35 @@ WireReport ResendAfterRnrNak(double ms) {
   return w.Check();
 }
 
+// What the report's recovery section shows: gaps and their recovery time, NAKs by kind,
+// go-backs, RNR waits.
+TEST(WireRecoveryTest, CountsWhatRecoveryTheCaptureShows) {
+  Wire w;
+  w.Request(kSendOnly, 700);
+  w.Response(kAck, 700, 1);
+  w.Request(kSendOnly, 702, 16, 2);  // 701 lost: a gap opens at frame 3
+  w.Response(kAck, 701, 1, kSeqNak);
+  w.Request(kSendOnly, 701, 16, 3);  // the gap closes at frame 5: 2 ms
+  w.Request(kSendOnly, 702, 16, 2);
+  w.Response(kAck, 702, 3);
+  w.Request(kSendOnly, 703, 16, 4);
+  w.Response(kAck, 703, 3, kRnrNak);
+  w.Request(kSendOnly, 703, 16, 4);  // 1 ms after the RNR NAK
+  w.Response(kAck, 703, 4);
+  const WireReport report = w.Check();
+  EXPECT_TRUE(report.clean()) << WireReportText(report);
+  EXPECT_EQ(report.recovery.losses, 1);
+  EXPECT_THAT(report.recovery.recovery_ms, ElementsAre(::testing::DoubleNear(2, 1e-3)));
+  EXPECT_EQ(report.recovery.seq_naks, 1);
+  EXPECT_EQ(report.recovery.rnr_naks, 1);
+  EXPECT_EQ(report.recovery.other_naks, 0);
+  EXPECT_EQ(report.recovery.retries, 1);
+  EXPECT_THAT(report.recovery.rnr_wait_ms, ElementsAre(::testing::DoubleNear(1, 1e-3)));
+  const nlohmann::json j = WireReportJson(report)["recovery"];
+  EXPECT_EQ(j["recovery_ms"]["worst"], 2.0);  // rounded to microseconds
+  EXPECT_EQ(j["naks"]["sequence_error"], 1);
+}
+
 TEST(WireRecoveryTest, ResendBeforeTheRnrTimerIsAViolation) {
   const WireReport early = ResendAfterRnrNak(2.5);
   EXPECT_THAT(Rules(early.violations), ElementsAre("roce.rnr_timer")) << WireReportText(early);

@@ -44,15 +44,19 @@ void RoceRecovery::OnRequest(const RocePacket& p, const std::string& flow, int64
       // used again by a new hand-wired connection) and counts against no retry_cnt.
       const bool acknowledged = r.acked && u <= *r.acked;
       if (r.rnr_nak) {
+        report_.recovery.rnr_wait_ms.push_back((p.frame.time - r.rnr_nak->time) * 1000);
         CheckRnrWait(p, flow, u, *r.rnr_nak);
         r.rnr_nak.reset();
-      } else if (!acknowledged && ++r.retries == retry_cnt_ + 1) {
-        Flag(p, "roce.retry_count", flow,
-             absl::StrCat("the requester goes back to PSN ", Psn(u), " for retry ", r.retries,
-                          " without a response acknowledging progress",
-                          r.progress_frame ? absl::StrCat(" since frame ", r.progress_frame) : std::string(),
-                          ": retry_cnt ", retry_cnt_, " allows ", retry_cnt_, " (no PSN sent more than ",
-                          retry_cnt_ + 1, " times in a row)"));
+      } else if (!acknowledged) {
+        ++report_.recovery.retries;
+        if (++r.retries == retry_cnt_ + 1) {
+          Flag(p, "roce.retry_count", flow,
+               absl::StrCat("the requester goes back to PSN ", Psn(u), " for retry ", r.retries,
+                            " without a response acknowledging progress",
+                            r.progress_frame ? absl::StrCat(" since frame ", r.progress_frame) : std::string(),
+                            ": retry_cnt ", retry_cnt_, " allows ", retry_cnt_, " (no PSN sent more than ",
+                            retry_cnt_ + 1, " times in a row)"));
+        }
       }
     }
     if (auto sent = r.sent.find(u); sent != r.sent.end() && u <= r.highest) CompareResend(p, flow, u, sent->second);
@@ -64,9 +68,11 @@ void RoceRecovery::OnRequest(const RocePacket& p, const std::string& flow, int64
     if (u >= r.expected_min && u <= r.expected_max) {
       r.expected_min = u + consumed_min;
       r.expected_max = u + consumed_max;
+      if (r.loss) report_.recovery.recovery_ms.push_back((p.frame.time - r.loss->time) * 1000);
       r.loss.reset();  // the missing PSN arrived: the loss is recovered
     } else if (u > r.expected_max && !r.loss) {
       r.loss = Loss{r.expected_min, r.expected_max, p.frame.number, p.frame.time, flow, 0};
+      ++report_.recovery.losses;
       if (r.unnaked.size() >= kMaxOpenLosses) r.unnaked.pop_front();
       r.unnaked.push_back({r.expected_min, r.expected_max, p.frame.number});
     }
@@ -131,6 +137,10 @@ void RoceRecovery::OnResponse(const RocePacket& p, const std::string& flow, cons
   if (p.opcode.op == IbOp::kAck && p.syndrome) {
     const uint32_t kind = *p.syndrome >> 5, code = *p.syndrome & 0x1f;
     if (kind == 1) r.rnr_nak = RnrNak{p.frame.time, p.frame.number, code};
+    if (kind != 0) {
+      ++(kind == 1 ? report_.recovery.rnr_naks
+                   : kind == 3 && code == 0 ? report_.recovery.seq_naks : report_.recovery.other_naks);
+    }
     if (kind == 3 && code == 0) SequenceNak(p, flow, r, u);
     if (kind != 0) return;  // other NAKs end the connection: nothing to recover
   }

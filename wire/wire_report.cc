@@ -1,6 +1,9 @@
 #include "wire/wire_report.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -91,6 +94,29 @@ nlohmann::json WireSliceJson(const WireSlice& slice) {
           {"faults", FaultsJson(slice.faults)}};
 }
 
+// {"median": ..., "worst": ...} in ms, or null for none.
+nlohmann::json MedianAndWorst(std::vector<double> ms) {
+  if (ms.empty()) return nullptr;
+  std::sort(ms.begin(), ms.end());
+  auto round3 = [](double v) { return std::round(v * 1000) / 1000; };
+  return {{"median", round3(ms[ms.size() / 2])}, {"worst", round3(ms.back())}};
+}
+
+nlohmann::json RecoveryJson(const WireReport& report) {
+  const WireRecovery& r = report.recovery;
+  int64_t resent = 0;
+  for (const WireFlow& f : report.flows) {
+    if (f.transport != "iwarp") resent += f.retransmissions;
+  }
+  return {{"losses", r.losses},
+          {"recovered", static_cast<int64_t>(r.recovery_ms.size())},
+          {"recovery_ms", MedianAndWorst(r.recovery_ms)},
+          {"naks", {{"sequence_error", r.seq_naks}, {"rnr", r.rnr_naks}, {"other", r.other_naks}}},
+          {"retries", r.retries},
+          {"resent_packets", resent},
+          {"rnr_wait_ms", MedianAndWorst(r.rnr_wait_ms)}};
+}
+
 nlohmann::json WireReportJson(const WireReport& report) {
   nlohmann::json flows = nlohmann::json::array();
   for (const WireFlow& f : report.flows) {
@@ -129,6 +155,8 @@ nlohmann::json WireReportJson(const WireReport& report) {
           {"violations", ViolationsJson(report.violations)},
           {"notes", ViolationsJson(report.notes)},
           {"faults", FaultsJson(report.faults)},
+          // RoCE's RC recovery (iWARP's is TCP's: the flows' retransmissions and the node's counters).
+          {"recovery", report.roce_packets > 0 ? RecoveryJson(report) : nlohmann::json(nullptr)},
           {"rules", WireRulesJson()}};
 }
 

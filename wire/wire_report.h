@@ -60,6 +60,16 @@ struct WireFault {
   std::string detail;  // "remote access error (code 2)", "DDP tagged buffer error, code 0x00", ...
 };
 
+// RC recovery as the capture shows it (RoCE; wire/roce_recovery.h counts it): the report's
+// "Recovery under impairment" section shows these per impaired run.
+struct WireRecovery {
+  int64_t losses = 0;                // PSN gaps a responder met (a request beyond the PSN it expected)
+  std::vector<double> recovery_ms;   // per gap closed: from the request beyond it to the missing PSN's arrival
+  int64_t seq_naks = 0, rnr_naks = 0, other_naks = 0;
+  int64_t retries = 0;               // times a requester went back (after a NAK or its timer)
+  std::vector<double> rnr_wait_ms;   // per RNR NAK followed by a resend: the gap between them
+};
+
 // One packet, in frame order: what a slice of the capture is counted from.
 struct WirePacket {
   int64_t frame = 0;
@@ -88,6 +98,7 @@ struct WireReport {
   // violations, in the JSON too, so that nothing that reads "violations" fails a test by one.
   std::vector<WireViolation> notes;
   std::vector<WireFault> faults;
+  WireRecovery recovery;
   std::vector<WirePacket> packets;  // every RoCEv2 packet and iWARP PDU (not in the JSON: slice it)
 
   // No violation of what the spec requires (advisories and notes do not count).
