@@ -77,7 +77,7 @@ TEST_P(MrDeregisteredTest, LateAccessIsRefusedAndMemoryIsUntouched) {
   const AccessOp op = param();
   RDMACHECK_REQUIRE(CapOf(op));
   // Over iWARP nothing is posted once a TERMINATE may have moved the requester to Error:
-  // siw never completes a WR posted then (docs/upstream/siw-post-after-peer-close.md,
+  // siw never completes a WR posted then (docs/findings/siw-post-after-peer-close.md,
   // PeerKilledTest's deviation), which is not what this test is about; one late WRITE is
   // posted only when every racing WRITE is known to have landed (below). The pacing WRITE
   // keeps the sixteen requests queued behind it while the MR is deregistered (on RoCE;
