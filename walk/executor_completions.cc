@@ -174,6 +174,9 @@ void Executor::CheckCanaries(std::vector<Problem>& problems) {
 }
 
 void Executor::Finish(const Model& model, std::vector<Problem>& problems) {
+  // The teardown runs without injected allocation failures: it must release everything,
+  // which the leak check after it judges.
+  fail_allocations_ = false;
   std::set<int> qps;
   for (const Object* q : model.Alive(Kind::kQp)) {
     if (!objects_.count(q->id)) continue;
