@@ -75,7 +75,7 @@ const std::vector<Command>& Commands() {
       {"walk", "walk [--device=D] [--seed=N] [--steps=N] [--weights=create=3,destroy=2,...] [--out=DIR] | walk --replay=walk.json",
        "a seeded random walk over the device's verbs (create, destroy, QP moves, posts, polls) checked against a model; "
        "writes walk.json, and walk-min.json shrunk to a finding (exit 1 on a finding)",
-       With(kSelectionFlags, {"seed", "steps", "time", "weights", "out", "replay", "shrink_runs", "expectations",
+       With(kSelectionFlags, {"seed", "steps", "time", "weights", "out", "replay", "shrink_runs", "fail_alloc", "expectations",
                                          "no_expectations"}),
        WalkCommand},
       {"wire-slices", "wire-slices --capture=PCAP --link=NAME [--kernel_a=K --kernel_b=K] [--wire_check=JSON] RESULTS_JSON",

@@ -237,7 +237,7 @@ lab_qemu() {
   # tsc=reliable: under load the clocksource watchdog can declare the emulated TSC unstable;
   # switching sched_clock then patches kernel text while the other vCPU runs it, which TCG
   # does not survive (6.12: "Oops: int3" in sched_clock_cpu from __sched_clock_work, a panic).
-  a+=(-smp "$smp" -m "$mem" -append "console=ttyS0 panic=-1 no_timer_check tsc=reliable"
+  a+=(-smp "$smp" -m "$mem" -append "console=ttyS0 panic=-1 no_timer_check tsc=reliable${RDMACHECK_LAB_CMDLINE:+ $RDMACHECK_LAB_CMDLINE}"
     -virtfs "$(share "$lab_hostroot" hostroot ,readonly=on,multidevs=remap)"
     -virtfs "$(share "$o" out)" -virtfs "$(share "$r/ctl" ctl)")
   [ "$lab_hostroot" = / ] || a+=(-virtfs "$(share "$lab_repo" repo ,readonly=on,multidevs=remap)")

@@ -89,6 +89,8 @@ const std::map<std::string, std::vector<std::string>>& Domains() {
       {"outcome", {"refused, the verb returned 22 (EINVAL)", "accepted"}},
       {"wr_id", {"1", "2", "3"}}, {"object_count", {"72", "144", "1", "2048"}}, {"byte_len", {"0", "8", "16", "64"}}, {"count", {"1", "2", "5"}},
       {"walk_answer", {"success", "EBUSY", "EINVAL", "ENOMEM"}}, {"walk_move", {"an accepted", "a refused"}},
+      // What the walk prints for a qp_state ibv_query_qp read back: a state, or a byte naming none.
+      {"qp_state_read", {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", "7 (not a QP state)", "107 (not a QP state)"}},
       {"wr_kind", {"send", "receive"}},
       {"qp_type", {"RC", "UC", "UD"}}, {"queue", {"send", "recv"}}, {"offset", {"4096", "4416"}},
       {"byte", {"0xa5", "0xc5", "0x00", "0xff", "0x5c"}}, {"nibble", {"0", "1", "2", "3"}}, {"position", {"Middle", "Last"}},
@@ -172,8 +174,8 @@ const MessageFormat kFormats[] = {
     {"walk/walk.cc", "\", the model allows \", Allowed(p)",
      "modify_qp RC {%transition}: {!walk_answer}, the model allows EINVAL (IBTA 10.3.1 / ibv_modify_qp(3): a move the "
      "table does not list fails, state kept)"},
-    {"walk/executor.cc", "\" reads \", QpStateName(now->qp_state)",
-     "ibv_query_qp after {%walk_move} move {%transition} reads {!qp_state}, expected {%qp_state}"},
+    {"walk/executor.cc", "\" reads \", StateRead(now->qp_state)",
+     "ibv_query_qp after {%walk_move} move {%transition} reads {!qp_state_read}, expected {%qp_state}"},
     {"walk/isolated.cc", "\"the walk's process was killed by signal \"",
      "the walk's process was killed by signal {!signal}; refused destroys before it: pd#12 at step 131, cq#34 at step "
      "97"},

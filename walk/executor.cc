@@ -183,6 +183,17 @@ int Executor::ModifyTo(int qp, ibv_qp_state to) {
   return RcErrno(ibv_modify_qp(objects_.at(qp)->qp.get(), &attr, IBV_QP_STATE));
 }
 
+namespace {
+
+// ibv_query_qp's qp_state is a byte the kernel copies from the driver's answer; a value that
+// names no state (a driver that never set it: uninitialized memory) is shown as its number.
+bool IsQpState(ibv_qp_state s) { return s >= IBV_QPS_RESET && s <= IBV_QPS_ERR; }
+std::string StateRead(ibv_qp_state s) {
+  return IsQpState(s) ? QpStateName(s) : absl::StrCat(static_cast<int>(s), " (not a QP state)");
+}
+
+}  // namespace
+
 int Executor::Modify(const Action& a, const Model& model, Outcome& outcome, std::vector<Problem>& problems) {
   const Object* o = model.Find(a.qp);
   ibv_qp* qp = objects_.at(a.qp)->qp.get();
@@ -212,10 +223,10 @@ int Executor::Modify(const Action& a, const Model& model, Outcome& outcome, std:
   if (now.ok() && now->qp_state != expected && !ledger_.doomed(a.qp) && !failed_by_itself) {
     problems.push_back(MakeProblem(
         absl::StrCat("ibv_query_qp after ", err == 0 ? "an accepted" : "a refused", " move ", QpStateName(o->state),
-                     "->", QpStateName(a.to), " reads ", QpStateName(now->qp_state), ", expected ",
+                     "->", QpStateName(a.to), " reads ", StateRead(now->qp_state), ", expected ",
                      QpStateName(expected)),
         absl::StrCat("state after ", err == 0 ? "accepted " : "refused ", QpStateName(o->state), "->",
-                     QpStateName(a.to), ": ", QpStateName(now->qp_state))));
+                     QpStateName(a.to), ": ", IsQpState(now->qp_state) ? QpStateName(now->qp_state) : "not a state")));
   }
   if (failed_by_itself) {
     BreakPair(a.qp, model, outcome, problems);  // the model follows: the pair is in ERR, its WRs flushed
