@@ -1,5 +1,8 @@
 #include "walk/fault_injection.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <fstream>
 #include <sstream>
@@ -28,7 +31,15 @@ bool Write(const std::string& path, const std::string& value) {
   return static_cast<bool>(out);
 }
 
-void SetTaskFailing(bool on) { Write("/proc/thread-self/make-it-fail", on ? "1" : "0"); }
+// The thread's make-it-fail, opened once while nothing fails: opening a file allocates, so
+// an open while failures are on could fail, and turning them off must not need one (a
+// thread left failing dies at its next page-table allocation, SIGBUS).
+void SetTaskFailing(bool on) {
+  thread_local const int fd = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  const char value = on ? '1' : '0';
+  (void)!pwrite(fd, &value, 1, 0);
+}
 
 }  // namespace
 

@@ -44,13 +44,23 @@ std::string Verb(const Action& a, const Model& before) {
   }
 }
 
-// Under injected allocation failures (walk/fault_injection.h) a control verb the model lets
-// succeed may also answer ENOMEM: the kernel's answer when it cannot allocate.
+// Under injected allocation failures (walk/fault_injection.h) a control verb may also answer
+// ENOMEM, the kernel's answer when it cannot allocate, even one the model expects to be
+// refused (a driver may allocate before it validates); an address handle also ENOBUFS, the
+// routing code's answer when it cannot allocate a route (ibv_create_ah resolves the
+// destination's MAC: dst_alloc() failing in ip_route_output_key_hash()).
 void AllowInjectedFailure(const Action& a, Prediction& p) {
   const bool control = KindCreatedBy(a.op).has_value() || a.op == Op::kDestroy || a.op == Op::kModifyQp;
-  if (!control || !p.success || p.Allows(ENOMEM)) return;
-  p.errnos.push_back(ENOMEM);
-  absl::StrAppend(&p.rule, "; ENOMEM: an allocation failure was injected");
+  if (!control) return;
+  std::vector<int> added;
+  for (int err : a.op == Op::kCreateAh ? std::vector<int>{ENOMEM, ENOBUFS} : std::vector<int>{ENOMEM}) {
+    if (!p.Allows(err)) added.push_back(err);
+  }
+  if (added.empty()) return;
+  for (int err : added) {
+    p.errnos.push_back(err);
+    absl::StrAppend(&p.rule, "; ", ErrnoName(err), ": an allocation failure was injected");
+  }
 }
 
 // One walk over `next` (an action for the model, or nullopt at the end).

@@ -9,7 +9,7 @@
 #      skipped where /dev/kmsg is not writable;
 #   3. bad input: --steps=0 and an unreadable --replay file are one line and exit 2, and so
 #      is --fail_alloc on a kernel without fault injection (on one with it, the debug
-#      kernel, a walk with every 5th allocation failing ends with no unknown finding).
+#      kernel, a walk with every 37th allocation failing ends with no unknown finding).
 #   walk_lab_test.sh RDMACHECK DEVICE OUT_DIR SEED:STEPS...
 set -uo pipefail
 bin=$1 dev=$2 out=$3
@@ -63,11 +63,11 @@ line=$("$bin" walk --device="$dev" --replay="$out/nonexistent.json" 2>&1); rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <<<"$line")" -eq 1 ] || fail "unreadable --replay: exit $rc, '$line'"
 if [ -e /sys/kernel/debug/failslab/task-filter ]; then
   dir="$out/fail-alloc"
-  "$bin" walk --device="$dev" --seed=1 --steps=1000 --fail_alloc=5 --out="$dir" >"$dir.txt" 2>&1
+  "$bin" walk --device="$dev" --seed=1 --steps=1000 --fail_alloc=37 --out="$dir" >"$dir.txt" 2>&1
   rc=$?
   cat "$dir.txt"
-  [ "$rc" -eq 0 ] || fail "--fail_alloc=5: exit $rc ($dir/walk.json)"
-  grep -q '"outcome": "ENOMEM"' "$dir/walk.json" || fail "--fail_alloc=5: no call answered ENOMEM (the injection did not act)"
+  [ "$rc" -eq 0 ] || fail "--fail_alloc=37: exit $rc ($dir/walk.json)"
+  grep -q '"outcome": "ENOMEM"' "$dir/walk.json" || fail "--fail_alloc=37: no call answered ENOMEM (the injection did not act)"
 else
   line=$("$bin" walk --device="$dev" --steps=10 --fail_alloc=5 --out="$out/no-faults" 2>&1); rc=$?
   [ "$rc" -eq 2 ] && [ "$(wc -l <<<"$line")" -eq 1 ] && [[ $line == *"no fault injection"* ]] ||
