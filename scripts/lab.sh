@@ -27,6 +27,8 @@
 #                             "debug": the debug kernel (KASAN, UBSAN, lockdep, kmemleak,
 #                             fault injection), built from Debian's linux-source-6.1 on
 #                             first use and cached (containers/debug-kernel/build.sh)
+#      RDMACHECK_LAB_CMDLINE  more kernel command line for the guest (init_on_alloc=0 shows
+#                             what Debian's zeroing of every allocation hides)
 #      RDMACHECK_KERNEL_IMAGE, RDMACHECK_KERNEL_MODULES
 #                             instead: a vmlinuz and its modules directory (named for
 #                             its KVER; its `build` link is used to build siw if needed)

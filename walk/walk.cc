@@ -46,14 +46,23 @@ std::string Verb(const Action& a, const Model& before) {
 
 // Under injected allocation failures (walk/fault_injection.h) a control verb may also answer
 // ENOMEM, the kernel's answer when it cannot allocate, even one the model expects to be
-// refused (a driver may allocate before it validates); an address handle also ENOBUFS, the
-// routing code's answer when it cannot allocate a route (ibv_create_ah resolves the
-// destination's MAC: dst_alloc() failing in ip_route_output_key_hash()).
+// refused (a driver may allocate before it validates). Some verbs pass on another layer's
+// answer to the same failure: an address handle and a move to RTR (both resolve the
+// destination's MAC) ENOBUFS, the routing code's when it cannot allocate a route
+// (dst_alloc() failing in ip_route_output_key_hash()); a QP ENFILE, the socket layer's when it
+// cannot allocate a socket's inode (rxe's QP opens a kernel UDP socket: sock_create_kern()
+// -> sock_alloc()).
+std::vector<int> InjectedFailureErrnos(Op op) {
+  if (op == Op::kCreateAh || op == Op::kModifyQp) return {ENOMEM, ENOBUFS};
+  if (op == Op::kCreateQp) return {ENOMEM, ENFILE};
+  return {ENOMEM};
+}
+
 void AllowInjectedFailure(const Action& a, Prediction& p) {
   const bool control = KindCreatedBy(a.op).has_value() || a.op == Op::kDestroy || a.op == Op::kModifyQp;
   if (!control) return;
   std::vector<int> added;
-  for (int err : a.op == Op::kCreateAh ? std::vector<int>{ENOMEM, ENOBUFS} : std::vector<int>{ENOMEM}) {
+  for (int err : InjectedFailureErrnos(a.op)) {
     if (!p.Allows(err)) added.push_back(err);
   }
   if (added.empty()) return;
