@@ -135,9 +135,18 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
     }
   }
   std::vector<nlohmann::json> outside;
+  int set_aside = 0;
+  const nlohmann::json lab_failure = run->environment.value("lab_failure", nlohmann::json());
   for (const nlohmann::json& v : ViolationsOf(check)) {
-    if (!inside.count(v.value("frame", v.value("packet", int64_t{0})))) outside.push_back(v);
+    const int64_t frame = v.value("frame", v.value("packet", int64_t{0}));
+    if (inside.count(frame)) continue;
+    if (SetAsideByLabFailure(lab_failure, slices, frame)) {
+      ++set_aside;
+    } else {
+      outside.push_back(v);
+    }
   }
+  if (run->environment.contains("lab_failure")) run->environment["lab_failure"]["violations_set_aside"] = set_aside;
   if (!outside.empty()) run->tests.push_back(WireOutsideTestsResult(WireFailureParts(outside, capture_name)));
   *results = ResultsToJson(*run);
   for (nlohmann::json& t : (*results)["tests"]) {
@@ -157,7 +166,8 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
   const RunSummary sum = Summarize(run->tests);
   if (run->environment.contains("lab_failure")) {
     std::cout << "rdmacheck wire-slices: " << link << ": the lab failed, "
-              << run->environment["lab_failure"]["not_run"].size() << " tests not the device's (not run): "
+              << run->environment["lab_failure"]["not_run"].size() << " tests not the device's (not run), "
+              << set_aside << " wire violations during or after the failure set aside: "
               << run->environment["lab_failure"]["reason"].get<std::string>() << std::endl;
   }
   std::cout << "rdmacheck wire-slices: " << link << ": " << slices.size() << " tests marked, " << on_wire

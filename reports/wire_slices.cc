@@ -228,7 +228,23 @@ void ApplyLabFailure(const nlohmann::json& failure, const std::string& link,
   run.environment["lab_failure"] = {{"reason", failure.value("reason", "the lab failed")},
                                     {"link", failure.value("link", "")},
                                     {"not_run", not_run}};
+  if (failure.value("link", "") == link) {
+    run.environment["lab_failure"]["stalled_after_frame"] = failure.value("capture_a_frames_before", int64_t{0});
+  }
   run.complete = false;
+}
+
+bool SetAsideByLabFailure(const nlohmann::json& lab_failure, const std::map<std::string, WireSlice>& slices,
+                          int64_t frame) {
+  if (!lab_failure.is_object() || !lab_failure.contains("stalled_after_frame")) return false;
+  if (frame > lab_failure["stalled_after_frame"].get<int64_t>()) return true;
+  for (const nlohmann::json& name : lab_failure.value("not_run", nlohmann::json::array())) {
+    auto it = slices.find(name.get<std::string>());
+    if (it == slices.end()) continue;
+    const WireSlice& s = it->second;
+    if (frame >= s.start_mark && (s.end_mark == 0 || frame <= s.end_mark)) return true;
+  }
+  return false;
 }
 
 

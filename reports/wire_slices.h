@@ -76,6 +76,13 @@ std::vector<nlohmann::json> ViolationsOf(const nlohmann::json& wire_check);
 void ApplyLabFailure(const nlohmann::json& failure, const std::string& link,
                      const std::map<std::string, WireSlice>& slices, RunResults& run);
 
+// Whether a violation at `frame` of the stalled link's capture is the lab's failure, not the
+// device's (`lab_failure`: the environment entry ApplyLabFailure wrote): it came after the
+// stall (the device answering a wire that stopped, e.g. by retrying without end) or inside
+// the slice of a test the failure took from the device. Never on another link's capture.
+bool SetAsideByLabFailure(const nlohmann::json& lab_failure, const std::map<std::string, WireSlice>& slices,
+                          int64_t frame);
+
 }  // namespace rdmacheck
 
 #endif  // RDMACHECK_REPORTS_WIRE_SLICES_H_

@@ -197,6 +197,32 @@ TEST(ApplyLabFailureTest, OnlyTestsThatEndedBeforeTheStallStayTheDevices) {
   EXPECT_EQ(run.environment["lab_failure"]["reason"], "the lab's wire stalled: link siw: ...");
 }
 
+// What the device did after the stall (rxe with retry_cnt 7 retries without end) and what
+// fell in a test the stall took away is the lab's failure; a violation before it, outside
+// every test, is still the device's. Another link's capture keeps every violation.
+TEST(ApplyLabFailureTest, ViolationsDuringAndAfterTheStallAreSetAside) {
+  std::map<std::string, WireSlice> slices;
+  slices["A.Before"].start_mark = 10;
+  slices["A.Before"].end_mark = 40;
+  slices["A.InFlight"].start_mark = 90;  // its end mark never reached node A
+  RunResults run;
+  for (const char* name : {"A.Before", "A.InFlight"}) {
+    TestResult t;
+    t.name = name;
+    run.tests.push_back(t);
+  }
+  ApplyLabFailure({{"reason", "stalled"}, {"link", "rxe"}, {"capture_a_frames_before", 100}}, "rxe", slices, run);
+  const nlohmann::json& failure = run.environment["lab_failure"];
+  EXPECT_FALSE(SetAsideByLabFailure(failure, slices, 50)) << "between tests, before the stall: the device's";
+  EXPECT_TRUE(SetAsideByLabFailure(failure, slices, 95)) << "inside the test in flight";
+  EXPECT_TRUE(SetAsideByLabFailure(failure, slices, 101)) << "after the stall";
+
+  RunResults other;
+  ApplyLabFailure({{"reason", "stalled"}, {"link", "siw"}, {"capture_a_frames_before", 100}}, "rxe", slices, other);
+  EXPECT_FALSE(SetAsideByLabFailure(other.environment["lab_failure"], slices, 101));
+  EXPECT_FALSE(SetAsideByLabFailure(nlohmann::json(), slices, 101)) << "no lab failure";
+}
+
 TEST(ApplyLabFailureTest, ARunOnAnotherLinkKeepsItsResultsAndIsMarkedIncomplete) {
   std::map<std::string, WireSlice> slices;
   RunResults run;
