@@ -246,9 +246,10 @@ std::string IncompleteRunLine(const std::string& device, const RunResults& resul
   if (env.contains("lab_failure") && env["lab_failure"].is_object()) {
     const nlohmann::json& f = env["lab_failure"];
     const size_t not_run = f.contains("not_run") && f["not_run"].is_array() ? f["not_run"].size() : 0;
-    return absl::StrCat(device, ": the lab failed, not the device; ", not_run,
-                        " tests not run, and none after the failure is the device's: ",
-                        f.value("reason", "(no reason recorded)"));
+    const int set_aside = f.value("violations_set_aside", 0);
+    return absl::StrCat(device, ": the lab failed, not the device; ", not_run, " tests not run",
+                        set_aside > 0 ? absl::StrCat(", ", set_aside, " wire violations after it set aside") : "",
+                        ", and none after the failure is the device's: ", f.value("reason", "(no reason recorded)"));
   }
   if (results.complete) return "";
   // results.json is rewritten after every suite: what it holds is all that is known.

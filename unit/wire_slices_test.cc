@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "reports/presentation.h"
 #include "runner/wire_marks.h"
 
 namespace rdmacheck {
@@ -221,6 +222,17 @@ TEST(ApplyLabFailureTest, ViolationsDuringAndAfterTheStallAreSetAside) {
   ApplyLabFailure({{"reason", "stalled"}, {"link", "siw"}, {"capture_a_frames_before", 100}}, "rxe", slices, other);
   EXPECT_FALSE(SetAsideByLabFailure(other.environment["lab_failure"], slices, 101));
   EXPECT_FALSE(SetAsideByLabFailure(nlohmann::json(), slices, 101)) << "no lab failure";
+}
+
+TEST(ApplyLabFailureTest, TheReportCountsTheViolationsSetAside) {
+  RunResults run;
+  ApplyLabFailure({{"reason", "the lab's wire stalled"}, {"link", "rxe"}, {"capture_a_frames_before", 9}}, "rxe", {},
+                  run);
+  EXPECT_THAT(IncompleteRunLine("rxe0", run), ::testing::Not(::testing::HasSubstr("set aside")));
+  run.environment["lab_failure"]["violations_set_aside"] = 3;
+  EXPECT_THAT(IncompleteRunLine("rxe0", run),
+              ::testing::HasSubstr("rxe0: the lab failed, not the device; 0 tests not run, 3 wire violations after it "
+                                   "set aside, and none after the failure is the device's: the lab's wire stalled"));
 }
 
 TEST(ApplyLabFailureTest, ARunOnAnotherLinkKeepsItsResultsAndIsMarkedIncomplete) {
