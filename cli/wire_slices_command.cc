@@ -121,10 +121,10 @@ int WireSlicesCommand(const std::vector<std::string>& positional) {
     std::vector<nlohmann::json> found;
     if (wire.contains("violations")) found = wire["violations"].get<std::vector<nlohmann::json>>();
     for (const nlohmann::json& v : found) inside.insert(v.value("frame", v.value("packet", int64_t{0})));
-    const Expectation* e = *expectations ? FindExpectation(**expectations, t.name, env.value("kernel", ""),
-                                                           env.value("rdma_core", ""), /*on_the_wire=*/true)
-                                         : nullptr;
-    JudgeByWire(WireFailureParts(found, capture_name), e, t);
+    const std::vector<const Expectation*> entries =
+        *expectations ? FindWireExpectations(**expectations, t.name, env.value("kernel", ""), env.value("rdma_core", ""))
+                      : std::vector<const Expectation*>{};
+    JudgeByWire(WireFailureParts(found, capture_name), entries, t);
     ++per_suite[t.suite].second;
     if (it->second.packets == 0) continue;
     ++on_wire;

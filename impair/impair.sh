@@ -31,8 +31,20 @@ case ${1:-} in
     seed=()
     tc qdisc add dev lo root netem seed 1 2>/dev/null && { tc qdisc del dev lo root; seed=(seed "${RDMACHECK_IMPAIR_SEED:-4791}"); }
     for dev in "$@"; do
-      # shellcheck disable=SC2086  # the profile's words are netem's arguments
-      tc qdisc replace dev "$dev" root netem $args "${seed[@]}" || die "tc netem on $dev refused: $args"
+      if [[ $args == acks:* ]]; then
+        # RoCE RC ACKs only: band 4 of a prio qdisc (the default priomap uses bands 1-3)
+        # holds netem; a u32 filter sends it UDP to 4791 whose BTH opcode (the first byte
+        # after a 20-byte IPv4 and an 8-byte UDP header) is 0x11, Acknowledge (IBTA Vol 1 9.2.1).
+        tc qdisc replace dev "$dev" root handle 1: prio bands 4 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 &&
+          # shellcheck disable=SC2086  # the profile's words are netem's arguments
+          tc qdisc add dev "$dev" parent 1:4 handle 40: netem ${args#acks:} "${seed[@]}" &&
+          tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff \
+            match ip dport 4791 0xffff match u8 0x11 0xff at 28 flowid 1:4 ||
+          die "tc on $dev refused: $args"
+      else
+        # shellcheck disable=SC2086  # the profile's words are netem's arguments
+        tc qdisc replace dev "$dev" root netem $args "${seed[@]}" || die "tc netem on $dev refused: $args"
+      fi
     done
     ;;
   stats)
@@ -40,7 +52,9 @@ case ${1:-} in
     sep=''
     printf '{'
     for dev in "$@"; do
-      out=$(tc -s qdisc show dev "$dev" root) || die "no qdisc on $dev"
+      # netem's own counters: the root qdisc, or the band an "acks:" profile steers to it.
+      out=$(tc -s qdisc show dev "$dev" | awk '/^qdisc/ { keep = /^qdisc netem/ } keep') || die "no qdisc on $dev"
+      [ -n "$out" ] || die "no netem qdisc on $dev"
       # (no process substitution: the lab's guests have no /dev/fd)
       read -r bytes pkts dropped <<<"$(sed -n 's/.*Sent \([0-9]*\) bytes \([0-9]*\) pkt (dropped \([0-9]*\).*/\1 \2 \3/p' <<<"$out")"
       qdisc=$(head -n1 <<<"$out" | sed 's/"/\\"/g')

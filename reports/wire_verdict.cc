@@ -1,6 +1,7 @@
 #include "reports/wire_verdict.h"
 
 #include <algorithm>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -34,13 +35,63 @@ void Append(std::string& message, const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// Whether `entries` together absorb `parts`: each part is claimed by the first entry whose
+// rule and signature match it (Expectation::AbsorbsWire of that part alone), and no entry
+// claims more than its count. `claimed`: the entries that claimed a part, in order;
+// `unknown`: why not, when not.
+bool AbsorbedTogether(const std::vector<const Expectation*>& entries, const std::vector<std::string>& parts,
+                      std::vector<const Expectation*>& claimed, std::string& unknown) {
+  std::map<const Expectation*, int> claims;
+  for (const std::string& part : parts) {
+    const Expectation* by = nullptr;
+    std::string why;
+    for (const Expectation* e : entries) {
+      if (e->AbsorbsWire({part}, &why)) {
+        by = e;
+        break;
+      }
+    }
+    if (by == nullptr) {
+      unknown = why;
+      return false;
+    }
+    if (++claims[by] == 1) claimed.push_back(by);
+  }
+  for (const Expectation* e : claimed) {
+    if (claims[e] > e->absorbs) {
+      unknown = absl::StrCat(claims[e], " violations, the entry absorbs at most ", e->absorbs, " per test (rule ",
+                             e->wire_rule, ")");
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string Described(const Expectation& e) {
+  return absl::StrCat(e.reason, "; rule ", e.wire_rule, ", signature /", e.signature, "/, at most ", e.absorbs,
+                      " per test");
+}
+
+}  // namespace
+
 void JudgeByWire(const std::vector<std::string>& parts, const Expectation* wire_entry, TestResult& result) {
+  std::vector<const Expectation*> entries;
+  if (wire_entry != nullptr) entries.push_back(wire_entry);
+  JudgeByWire(parts, entries, result);
+}
+
+void JudgeByWire(const std::vector<std::string>& parts, const std::vector<const Expectation*>& wire_entries,
+                 TestResult& result) {
   const bool judged_pass = result.status == TestStatus::kPass || result.status == TestStatus::kXfail;
   if (result.status == TestStatus::kSkip || (parts.empty() && !judged_pass)) return;
   if (parts.empty()) {
-    if (wire_entry == nullptr || wire_entry->kind != ExpectationKind::kFails) return;
+    auto fails = std::find_if(wire_entries.begin(), wire_entries.end(),
+                              [](const Expectation* e) { return e->kind == ExpectationKind::kFails; });
+    if (fails == wire_entries.end()) return;
     result.status = TestStatus::kXpass;
-    Append(result.message, absl::StrCat("no wire violation, but the expectation file lists one: ", wire_entry->reason,
+    Append(result.message, absl::StrCat("no wire violation, but the expectation file lists one: ", (*fails)->reason,
                                         " (stale entry, or the driver was fixed)"));
     return;
   }
@@ -49,29 +100,34 @@ void JudgeByWire(const std::vector<std::string>& parts, const Expectation* wire_
     return;
   }
   std::string unknown;
-  const bool known = wire_entry != nullptr && wire_entry->AbsorbsWire(parts, &unknown);
-  if (!known) {
+  std::vector<const Expectation*> claimed;
+  if (!AbsorbedTogether(wire_entries, parts, claimed, unknown)) {
     if (result.status == TestStatus::kPass) result.message.clear();
     result.status = TestStatus::kFail;
     result.expectation_reason.clear();
     result.expectation_reference.clear();
-    Append(result.message, wire_entry == nullptr
-                               ? Shown(parts)
-                               : absl::StrCat("not the known wire deviation (", wire_entry->reason, "; rule ",
-                                              wire_entry->wire_rule, ", signature /", wire_entry->signature,
-                                              "/, at most ", wire_entry->absorbs, " per test: ", unknown,
-                                              "): ", Shown(parts)));
+    std::vector<std::string> known;
+    for (const Expectation* e : wire_entries) known.push_back(Described(*e));
+    Append(result.message, wire_entries.empty() ? Shown(parts)
+                                                : absl::StrCat("not the known wire deviation (",
+                                                               absl::StrJoin(known, " | "), ": ", unknown,
+                                                               "): ", Shown(parts)));
     return;
   }
-  const std::string why = absl::StrCat(wire_entry->kind == ExpectationKind::kFlaky ? "flaky on the wire: " : "on the wire: ",
-                                       wire_entry->reason);
+  std::vector<std::string> whys, references;
+  for (const Expectation* e : claimed) {
+    whys.push_back(absl::StrCat(e->kind == ExpectationKind::kFlaky ? "flaky on the wire: " : "on the wire: ", e->reason));
+    references.push_back(e->reference);
+  }
+  const std::string why = absl::StrJoin(whys, "; ");
+  const std::string reference = absl::StrJoin(references, "; ");
   if (result.status == TestStatus::kPass) {
     result.message.clear();
     result.expectation_reason = why;
-    result.expectation_reference = wire_entry->reference;
+    result.expectation_reference = reference;
   } else {
     absl::StrAppend(&result.expectation_reason, "; ", why);
-    absl::StrAppend(&result.expectation_reference, "; ", wire_entry->reference);
+    absl::StrAppend(&result.expectation_reference, "; ", reference);
   }
   result.status = TestStatus::kXfail;
   Append(result.message, Shown(parts));

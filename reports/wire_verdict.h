@@ -35,6 +35,10 @@ inline constexpr size_t kShownWireParts = 12;
 //   no parts, and an entry of kind "fails": a pass or an xfail is an xpass (the wire
 //     showed nothing: the entry is stale or the driver was fixed).
 // A skip is left as it is.
+// Several entries may name one test's deviations (each of its own rule): each part is
+// claimed by the first entry that absorbs it, within that entry's count.
+void JudgeByWire(const std::vector<std::string>& parts, const std::vector<const Expectation*>& wire_entries,
+                 TestResult& result);
 void JudgeByWire(const std::vector<std::string>& parts, const Expectation* wire_entry, TestResult& result);
 
 // The run's result for violations outside every test's slice (failed): "Wire.OutsideTests".

@@ -95,6 +95,7 @@ const std::map<std::string, std::vector<std::string>>& Domains() {
       {"wr_kind", {"send", "receive"}},
       {"qp_type", {"RC", "UC", "UD"}}, {"queue", {"send", "recv"}}, {"offset", {"4096", "4416"}},
       {"byte", {"0xa5", "0xc5", "0x00", "0xff", "0x5c"}}, {"nibble", {"0", "1", "2", "3"}}, {"position", {"Middle", "Last"}},
+      {"rnr_target", {"an RDMA READ", "an atomic"}},
       {"what", {"a completion event", "an async event"}},
       {"what_qp", {"RC QP", "max_send_wr 0", "max_recv_wr 0"}},
       {"probe_step", {"RECV", "SEND"}},
@@ -277,6 +278,9 @@ const MessageFormat kFormats[] = {
     {"wire/roce_check.cc", "\", expected PSN \"",
      "rxe.pcap:{%frame}: roce.read_response: RC RDMA READ Response {!position} at PSN {%psn}, expected PSN {%psn} "
      "(IBTA Vol 1 9.4)"},
+    {"wire/roce_check.cc", "absl::StrCat(\"RNR NAK for \", what, \" at PSN \", Psn(u),",
+     "rxe.pcap:{%frame}: roce.rnr_nak: RNR NAK for {!rnr_target} at PSN {%psn}: only a SEND or an RDMA WRITE with "
+     "immediate needs a receive WQE (IBTA Vol 1 9.7.5.2.8)"},
     {"wire/roce_recovery.cc", "\" for retry \", r.retries,",
      "rxe.pcap:{%frame}: roce.retry_count: the requester goes back to PSN {%psn} for retry {!int} without a response "
      "acknowledging progress: retry_cnt 7 allows 7 (no PSN sent more than 8 times in a row) (IBTA Vol 1 9.7)"},

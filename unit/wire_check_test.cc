@@ -58,6 +58,7 @@ const std::vector<Doctored>& Captures() {
       {"roce_bad_destqp.pcap", "roce.destqp"},
       {"roce_bad_pkey.pcap", "roce.pkey"},
       {"roce_bad_rnr_timer.pcap", "roce.rnr_timer"},
+      {"roce_bad_rnr_nak.pcap", "roce.rnr_nak"},  // an RNR NAK for a READ
       {"iwarp_bad_mpa_startup.pcap", "iwarp.mpa_startup"},
       {"iwarp_bad_mpa_crc.pcap", "iwarp.mpa_crc"},
       {"iwarp_bad_ddp_rdmap_opcode.pcap", "iwarp.ddp_rdmap_opcode"},

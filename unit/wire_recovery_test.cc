@@ -58,9 +58,10 @@ class Wire {
     return p;
   }
 
-  WireReport Check(int retry_cnt = kHarnessRetryCnt) const {
+  // `path_mtu` 0: the checker infers it from the first First or Middle it sees.
+  WireReport Check(int retry_cnt = kHarnessRetryCnt, uint32_t path_mtu = kMtu) const {
     WireReport report;
-    CheckRoce(packets_, kMtu, report, retry_cnt);
+    CheckRoce(packets_, path_mtu, report, retry_cnt);
     return report;
   }
 
@@ -339,6 +340,45 @@ TEST(WireRecoveryTest, ResendBeforeTheRnrTimerIsAViolation) {
   EXPECT_THAT(early.violations[0].message,
               HasSubstr("resends PSN 0x0001c2 2.500 ms after the RNR NAK (frame 2) whose timer 16 asks for 2.56 ms"));
   EXPECT_TRUE(ResendAfterRnrNak(2.6).clean()) << WireReportText(ResendAfterRnrNak(2.6));
+}
+
+// IBTA Vol 1 §9.7.5.2.8: an RNR NAK means no receive WQE, which a READ never needs. rxe
+// sends one when its host refuses to transmit a READ response (rxe_resp.c read_reply()
+// returns RESPST_ERR_RNR when rxe_xmit_packet() fails): one violation, and neither its MSN
+// (rxe counted the READ when it began) nor its timer is judged on top of it.
+TEST(WireRecoveryTest, RnrNakForAReadIsAViolation) {
+  Wire w;
+  w.Request(kReadRequest, 10, 768, 1);
+  w.Response(kReadFirst, 10, 1, kAckSyndrome, kMtu);
+  w.Response(kAck, 10, 1, 0x20);  // RNR NAK, timer 0 (655 ms), for the READ's PSN
+  w.Request(kReadRequest, 11, 512, 1);  // resent from where the response stopped, 1 ms later
+  w.Response(kReadMiddle, 11, 1, kAckSyndrome, kMtu);
+  w.Response(kReadLast, 12, 1, kAckSyndrome, kMtu);
+  const WireReport report = w.Check();
+  EXPECT_THAT(Rules(report.violations), ElementsAre("roce.rnr_nak")) << WireReportText(report);
+  EXPECT_THAT(report.violations[0].message, HasSubstr("RNR NAK for an RDMA READ at PSN 0x00000a"));
+  EXPECT_TRUE(ResendAfterRnrNak(2.6).clean()) << "an RNR NAK for a SEND is what RNR NAKs are for";
+}
+
+// Four READs posted before any response, so before the checker knows the MTU (each is
+// given the most PSNs it could take until the request after it says how many it took); the
+// first READ's First response is lost and the READs are resent from there. A resend is no
+// "request after" the last READ: that READ still ends where its Last says, and the MSNs of
+// the responses count right (a lab capture under 1 % loss, SeveralReadsOutstanding).
+TEST(WireRecoveryTest, ReadsResentBeforeTheMtuIsKnownKeepTheirCount) {
+  constexpr int64_t kLabMtu = 1024;  // 2000 bytes: 2 packets (8 at the smallest MTU, 256)
+  Wire w;
+  for (uint32_t psn : {10, 12, 14, 16}) w.Request(kReadRequest, psn, 2000, 1);
+  w.Response(kReadLast, 11, 1, kAckSyndrome, 976);  // READ 10's First lost
+  w.Response(kReadFirst, 12, 2, kAckSyndrome, kLabMtu);
+  w.Response(kReadLast, 13, 2, kAckSyndrome, 976);
+  w.Response(kReadFirst, 14, 3, kAckSyndrome, kLabMtu);
+  w.Request(kReadRequest, 10, 2000, 1);  // go back to the lost First
+  w.Response(kReadLast, 15, 3, kAckSyndrome, 976);
+  w.Response(kReadFirst, 16, 4, kAckSyndrome, kLabMtu);
+  w.Response(kReadLast, 17, 4, kAckSyndrome, 976);
+  const WireReport report = w.Check(kHarnessRetryCnt, /*path_mtu=*/0);
+  for (const WireViolation& v : report.violations) EXPECT_NE(v.rule, "roce.ack_msn") << WireReportText(report);
 }
 
 Wire AtomicAnsweredTwice(uint64_t second_original) {

@@ -148,6 +148,28 @@ TEST(WireVerdictTest, MoreViolationsThanTheEntryAbsorbsFail) {
   EXPECT_THAT(three.message, HasSubstr("3 violations, the entry absorbs at most 2 per test"));
 }
 
+// Two known deviations of one test, each of its own rule (rxe's READ replay and its RNR NAK
+// for a READ): each entry absorbs its own violations, within its own count; a violation
+// neither names still fails the test.
+TEST(WireVerdictTest, EntriesOfTwoRulesAbsorbTogether) {
+  ExpectationFile file = File("roce\\.read_response: READ response Middle", "flaky", /*absorbs=*/2);
+  const ExpectationFile rnr = File("roce\\.rnr_nak: RNR NAK for an RDMA READ", "flaky", 1, "roce.rnr_nak");
+  file.entries.push_back(rnr.entries[0]);
+  const std::vector<const Expectation*> entries = {&file.entries[0], &file.entries[1]};
+  const nlohmann::json rnr_nak = {{"frame", 7}, {"rule", "roce.rnr_nak"}, {"message", "RNR NAK for an RDMA READ at PSN 0x00000a"}};
+  TestResult both = Result(TestStatus::kPass);
+  JudgeByWire(WireFailureParts({kReadViolation, rnr_nak, kReadViolation}, "rxe.pcap"), entries, both);
+  EXPECT_EQ(both.status, TestStatus::kXfail) << both.message;
+  TestResult two_naks = Result(TestStatus::kPass);
+  JudgeByWire(WireFailureParts({rnr_nak, rnr_nak}, "rxe.pcap"), entries, two_naks);
+  EXPECT_EQ(two_naks.status, TestStatus::kFail);
+  EXPECT_THAT(two_naks.message, HasSubstr("2 violations, the entry absorbs at most 1 per test (rule roce.rnr_nak)"));
+  TestResult other = Result(TestStatus::kPass);
+  JudgeByWire(WireFailureParts({kReadViolation, {{"frame", 9}, {"rule", "roce.psn"}, {"message", "gap"}}}, "rxe.pcap"),
+              entries, other);
+  EXPECT_EQ(other.status, TestStatus::kFail);
+}
+
 TEST(WireVerdictTest, AViolationOfAnotherRuleIsNotAbsorbedEvenIfTheSignatureMatches) {
   // The signature would match the text; the rule it names is another.
   const ExpectationFile file = File("READ response Middle", "flaky", 100, "roce.psn");

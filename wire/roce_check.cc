@@ -314,11 +314,13 @@ class RoceChecker {
       Violation(p, "roce.ackreq", flow, absl::StrCat(p.opcode.name, " ends a message but has AckReq clear"));
     }
     // A READ sent before the MTU was known was given the most PSNs it could take; the
-    // request after it says how many it took.
-    if (flow.estimated_read && u > flow.requests.at(*flow.estimated_read).first && u <= *flow.estimated_read) {
-      TrimRequest(flow, *flow.estimated_read, u - 1);
+    // request after it says how many it took. A request resent from before it (go-back-N
+    // after a loss) says nothing about it: the estimate waits for the next new request.
+    const bool resent = flow.last_psn && u < flow.expected_min;
+    if (flow.estimated_read && u > flow.requests.at(*flow.estimated_read).first) {
+      if (u <= *flow.estimated_read) TrimRequest(flow, *flow.estimated_read, u - 1);
+      flow.estimated_read.reset();
     }
-    flow.estimated_read.reset();
     int64_t consumed_min = 1, consumed_max = 1;
     if (p.opcode.op == IbOp::kReadRequest) {
       const uint32_t length = p.dma_length.value_or(0);
@@ -332,7 +334,7 @@ class RoceChecker {
       read.length = length;
       read.last = u + consumed_max - 1;
       flow.reads[u] = read;
-      if (consumed_max > consumed_min) flow.estimated_read = u + consumed_max - 1;
+      if (consumed_max > consumed_min && !resent) flow.estimated_read = u + consumed_max - 1;
     }
     if (reliable) recovery_.OnRequest(p, flow.id, u, consumed_min, consumed_max);
     if (p.opcode.position == IbPosition::kFirst) flow.message_first = u;
@@ -485,9 +487,11 @@ class RoceChecker {
     }
     const bool terminal = p.opcode.op == IbOp::kAck || p.opcode.op == IbOp::kAtomicAck ||
                           (p.opcode.op == IbOp::kReadResponse && p.opcode.ends_message());
-    if (terminal && syndrome_ok && p.syndrome && p.msn) AckMsn(p, flow, *r, u);
+    // An RNR NAK for a READ or an atomic is the one fault: its MSN is not judged as well.
+    const bool misplaced_rnr = syndrome_ok && p.syndrome && RnrNakForNoReceive(p, flow, *r, u);
+    if (terminal && syndrome_ok && p.syndrome && p.msn && !misplaced_rnr) AckMsn(p, flow, *r, u);
     const bool reliable = r->service == IbService::kRc || r->service == IbService::kXrc;
-    if (syndrome_ok && reliable) recovery_.OnResponse(p, flow.id, r->id, u);
+    if (syndrome_ok && reliable && !misplaced_rnr) recovery_.OnResponse(p, flow.id, r->id, u);
   }
 
   void RecordFault(const RocePacket& p, const Flow& flow) {
@@ -500,6 +504,25 @@ class RoceChecker {
       report_.faults.push_back(
           {p.frame.number, p.frame.time, flow.id, "NAK", absl::StrCat(kNakCodes[code], " (code ", code, ")")});
     }
+  }
+
+  // An RNR NAK says the responder had no receive WQE for the request (IBTA Vol 1 §9.7.5.2.8),
+  // so it answers only what consumes one: a SEND or an RDMA WRITE with immediate. One for a
+  // READ or an atomic (rxe answers a READ response its host refused to transmit so:
+  // rxe_resp.c read_reply() returns RESPST_ERR_RNR when rxe_xmit_packet() fails) is a
+  // violation; true when it was one.
+  bool RnrNakForNoReceive(const RocePacket& p, const Flow& flow, const Flow& r, int64_t u) {
+    if (p.opcode.op != IbOp::kAck || (*p.syndrome >> 5) != 1) return false;
+    auto it = r.carried.find(u);
+    if (it == r.carried.end()) return false;
+    const char* what = it->second == IbOp::kReadRequest ? "an RDMA READ"
+                       : it->second == IbOp::kAtomic    ? "an atomic"
+                                                        : nullptr;
+    if (what == nullptr) return false;
+    Violation(p, "roce.rnr_nak", flow,
+              absl::StrCat("RNR NAK for ", what, " at PSN ", Psn(u),
+                           ": only a SEND or an RDMA WRITE with immediate needs a receive WQE"));
+    return true;
   }
 
   // AETH syndrome (IBTA Vol 1 §9.3): 000 ACK, 001 RNR NAK, 011 NAK with codes 0..4; 010 reserved.

@@ -60,6 +60,10 @@ const std::vector<WireRule>& WireRules() {
        "(--retry_cnt, default 7 as the harness sets it): no PSN is sent more than retry_cnt + 1 times in a row; "
        "resends after an RNR NAK count against rnr_retry, not here",
        "IBTA Vol 1 §9.7 (requester: transport retry counter, QP attribute Retry Count; RNR retry counted apart)"},
+      {"roce.rnr_nak", "roce",
+       "an RNR NAK answers only a request that consumes a receive WQE (a SEND, an RDMA WRITE with immediate), never "
+       "an RDMA READ or an atomic",
+       "IBTA Vol 1 §9.7.5.2.8 (RNR NAK: the responder had no receive WQE)"},
       {"roce.rnr_timer", "roce",
        "after an RNR NAK the requester waits at least the time its timer field names before it resends (a gap "
        "the capture shows is the requester's wait plus the network's delays, never less)",

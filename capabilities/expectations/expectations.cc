@@ -361,6 +361,17 @@ const Expectation* FindExpectation(const ExpectationFile& file, absl::string_vie
   return nullptr;
 }
 
+std::vector<const Expectation*> FindWireExpectations(const ExpectationFile& file, absl::string_view test_name,
+                                                     absl::string_view kernel, absl::string_view rdma_core) {
+  std::vector<const Expectation*> found;
+  for (const Expectation& e : file.entries) {
+    if (e.on_the_wire && e.Matches(test_name) && e.kernel.Contains(kernel) && e.rdma_core.Contains(rdma_core)) {
+      found.push_back(&e);
+    }
+  }
+  return found;
+}
+
 const Expectation* FindMatchingExpectation(const ExpectationFile& file, absl::string_view name,
                                            absl::string_view message, absl::string_view kernel,
                                            absl::string_view rdma_core) {

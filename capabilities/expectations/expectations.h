@@ -119,6 +119,9 @@ const Expectation* FindCapabilityExpectation(const ExpectationFile& file, absl::
 // the entries about the test's packets on a wire instead.
 const Expectation* FindExpectation(const ExpectationFile& file, absl::string_view test_name,
                                    absl::string_view kernel, absl::string_view rdma_core, bool on_the_wire = false);
+// Every on_the_wire entry that applies to `test_name` in this environment, in file order.
+std::vector<const Expectation*> FindWireExpectations(const ExpectationFile& file, absl::string_view test_name,
+                                                     absl::string_view kernel, absl::string_view rdma_core);
 
 // The first entry for `name` in this environment whose signature matches `message` (the
 // walk's findings: one name, "Walk.modify_qp", may carry several known deviations), or nullptr.

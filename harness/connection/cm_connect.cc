@@ -65,6 +65,19 @@ rdma_conn_param ConnParam(const PathOptions& path, const Announcement& data) {
   return param;
 }
 
+// The local ACK timeout of the path, as a manual pair has it. Left alone, rdma_cm derives it
+// from the path's packet lifetime (RoCE: CMA_IBOE_PACKET_LIFETIME in drivers/infiniband/core/
+// cma.c, about 2 s per try), and the two ways of connecting would recover from a lost packet
+// on clocks 30 times apart. RC only: the kernel refuses it for UD (rdma_set_ack_timeout()).
+absl::Status SetAckTimeout(rdma_cm_id* id, const PairOptions& options, const PathOptions& path) {
+  if (options.qp_type != IBV_QPT_RC) return absl::OkStatus();
+  uint8_t timeout = path.timeout;
+  if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &timeout, sizeof(timeout)) != 0) {
+    return ErrnoStatus(errno, absl::StrCat("rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT, ", static_cast<int>(timeout), ")"));
+  }
+  return absl::OkStatus();
+}
+
 rdma_port_space PortSpace(const PairOptions& options) {
   return options.qp_type == IBV_QPT_UD ? RDMA_PS_UDP : RDMA_PS_TCP;
 }
@@ -122,6 +135,7 @@ absl::Status LocalEndpoint::Accept(const PairOptions& options) {
   // announces its number); accepting first leaves the peer connected to nothing.
   RDMACHECK_RETURN_IF_ERROR(CreateCmQp(options));
   const PathOptions path = Path(options);
+  RDMACHECK_RETURN_IF_ERROR(SetAckTimeout(cm_id_.get(), options, path));
   const Announcement own = Announce(Info());
   rdma_conn_param accept = ConnParam(path, own);
   if (cm_ud_) {
@@ -146,8 +160,10 @@ absl::Status LocalEndpoint::Connect(const sockaddr_storage& destination, const P
   RDMACHECK_ASSIGN_OR_RETURN(cm_id_, CreateCmId(cm_channel_.get(), PortSpace(options)));
   RDMACHECK_RETURN_IF_ERROR(ResolveRoute(cm_id_.get(), source, destination));
   RDMACHECK_RETURN_IF_ERROR(CreateCmQp(options));
+  const PathOptions path = Path(options);
+  RDMACHECK_RETURN_IF_ERROR(SetAckTimeout(cm_id_.get(), options, path));
   const Announcement own = Announce(Info());
-  rdma_conn_param connect = ConnParam(Path(options), own);
+  rdma_conn_param connect = ConnParam(path, own);
   if (rdma_connect(cm_id_.get(), &connect) != 0) return ErrnoStatus(errno, "rdma_connect");
   return absl::OkStatus();
 }

@@ -79,6 +79,42 @@ TEST_P(RcSendTest, ManyMessagesInFlight) {
   }
 }
 
+RDMACHECK_ABOUT(RcSendTest, EachSendAcknowledgedAloneCompletesOnce,
+                "32 SENDs, each waited for before the next is posted, each complete once at both ends, in the "
+                "receive posted for them, with their bytes; one more receive posted stays unconsumed. With nothing "
+                "behind it, each SEND's ACK is the only one that acknowledges it: on a wire that loses ACKs "
+                "(scripts/wire-lab.sh --impair=ack-loss) the requester's ACK timer resends it, and the responder, "
+                "which has it already, acknowledges the duplicate without delivering it again",
+                "IBTA Vol 1 9.7.6.1 (ACK timer: the requester resends what is not acknowledged), 9.7.5.1 "
+                "(responder: a duplicate request is acknowledged again, not executed again), 10.8.3; "
+                "ibv_post_send(3)",
+                Cap::kRcQp);
+TEST_P(RcSendTest, EachSendAcknowledgedAloneCompletesOnce) {
+  constexpr int kCount = 32;
+  constexpr uint32_t kSize = 64;
+  PairOptions options = Options();
+  options.max_recv_wr = kCount + 1;
+  options.buffer_size = (kCount + 1) * kSize;
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
+  // A duplicate delivered again would take the next receive (and its slot) out of turn.
+  for (int i = 0; i <= kCount; ++i) ASSERT_OK(pair.remote().PostRecv(1000 + i, i * kSize, kSize));
+  for (int i = 0; i < kCount; ++i) {
+    const Slice slot{i * kSize, kSize};
+    ASSERT_OK(pair.local().Fill(slot, Pattern::Seeded(200 + i)));
+    ASSERT_OK(pair.local().Post(SendRequest::Send(i, {slot})));
+    ASSERT_OK_AND_ASSIGN(ibv_wc send, pair.local().PollSend());
+    EXPECT_THAT(send, CompletionIs(SendCompletion(i, pair.local().qp_num()))) << "send " << i;
+    ASSERT_OK_AND_ASSIGN(ibv_wc recv, pair.remote().PollRecv());
+    EXPECT_THAT(recv, CompletionIs(RecvCompletion(1000 + i, pair.remote().qp_num(), kSize))) << "receive " << i;
+    EXPECT_OK(pair.remote().Check(slot, Pattern::Seeded(200 + i))) << "message " << i;
+  }
+  // The last SEND's completion came with the ACK of its last copy: a copy delivered again
+  // arrived before it.
+  const QuietWindow quiet = QuietWindowForCompletions();
+  ASSERT_OK_AND_ASSIGN(std::vector<ibv_wc> extra, pair.remote().DrainRecvs(quiet.duration));
+  EXPECT_TRUE(extra.empty()) << "a SEND was delivered twice " << quiet << ": " << DescribeWc(extra.front());
+}
+
 RDMACHECK_ABOUT(RcSendTest, SqSigAllSignalsEveryRequest,
                 "on a QP created with sq_sig_all, SENDs posted without IBV_SEND_SIGNALED still each produce a send "
                 "completion",

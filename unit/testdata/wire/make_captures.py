@@ -185,6 +185,9 @@ def roce_capture(knob=None, snaplen=65535):
     p = read_psn + 3 + (1 if k == 'unplaced_loss' else 0)
     # READ of 8 bytes: one response packet.
     req(READ_REQUEST, p, ack_req=True, reth=(0x7f0000005000, 0x5678, 8))
+    if k == 'rnr_nak':  # an RNR NAK for the READ (rxe's answer when its host refuses the response), the READ again
+        rsp(ACK, p, 7, syndrome=0x21)
+        req(READ_REQUEST, p, ack_req=True, reth=(0x7f0000005000, 0x5678, 8))
     rsp(READ_RESP_ONLY, p, 7, payload=b'm' * 8)
     # Fetch&Add, answered by an Atomic ACK.
     req(FETCH_ADD, p + 1, ack_req=True, atomic=(0x7f0000006000, 0x5678, 1, 0))
@@ -367,7 +370,7 @@ def tunnel_capture(geneve=False):
 
 
 ROCE_KNOBS = ['udp_port', 'icrc', 'unplaced_loss', 'opcode_sequence', 'payload_size', 'ackreq', 'aeth_syndrome', 'ack_msn',
-              'read_response', 'destqp', 'pkey', 'uc_duplicate', 'rnr_timer']
+              'read_response', 'destqp', 'pkey', 'uc_duplicate', 'rnr_timer', 'rnr_nak']
 
 def roce_recovery_capture(knob=None):
     """RC recovery on a lossy wire (issue 34, item 3). A packet lost is lost before the
