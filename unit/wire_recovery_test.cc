@@ -490,6 +490,28 @@ TEST(WireRecoveryTest, LostReadResponsePacketsAreNoViolation) {
 // UC does not recover: a gap there is still what roce.psn says.
 // UC never recovers (IBTA Vol 1 9.8.3): a gap is loss nobody places from one capture point,
 // a note that keeps the capture from being called clean, not a violation.
+// A UC message that lost its First, or its Last, leaves only the note: the packet after the
+// gap may end or begin a message (a lab capture under 1 % loss: "UC SEND Last without a
+// First", "UC RDMA WRITE First while a RDMA WRITE message is open").
+TEST(WireRecoveryTest, UcMessageCutByLossIsOnlyTheNote) {
+  constexpr uint8_t kUcSendFirst = 0x20, kUcSendLast = 0x22, kUcWriteFirst = 0x26, kUcWriteLastImm = 0x29;
+  Wire first_lost;
+  first_lost.Request(kUcSendFirst, 10, kMtu);
+  first_lost.Request(kUcSendLast, 11, 1);
+  first_lost.Request(kUcSendLast, 13, 1);  // its First, 12, lost
+  first_lost.Request(kUcSendFirst, 14, kMtu);
+  first_lost.Request(kUcSendLast, 15, 1);
+  Wire last_lost;
+  last_lost.Request(kUcWriteFirst, 20, kMtu);
+  last_lost.Request(kUcWriteFirst, 22, kMtu);  // the Last with immediate, 21, lost
+  last_lost.Request(kUcWriteLastImm, 23, 1);
+  for (const Wire* w : {&first_lost, &last_lost}) {
+    const WireReport report = w->Check();
+    EXPECT_THAT(Rules(report.violations), IsEmpty()) << WireReportText(report);
+    EXPECT_THAT(Rules(report.notes), ElementsAre("roce.unplaced_loss")) << WireReportText(report);
+  }
+}
+
 TEST(WireRecoveryTest, UcGapIsUnplacedLoss) {
   Wire w;
   w.Request(kUcSendOnly, 10);

@@ -288,6 +288,11 @@ class RoceChecker {
                   absl::StrCat("UC PSN ", Psn(u), ", expected ", Psn(flow.expected_min),
                                flow.expected_max > flow.expected_min ? absl::StrCat("..", Psn(flow.expected_max)) : "",
                                ": ", u - flow.expected_max, " PSN(s) lost before the capture or skipped by the sender"));
+        // The message the lost packets belonged to is not known any more: the opcode after
+        // the gap may end or continue it (IBTA Vol 1 §9.8.3: the receiver drops the rest of a
+        // message that lost a packet).
+        flow.open = Open::kUnknown;
+        flow.message_first = flow.expected_min;
       } else if (u < flow.expected_min) {
         if (reliable) {
           if (std::string wrong = NotARetransmission(p, flow, u); !wrong.empty()) {
