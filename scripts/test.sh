@@ -7,7 +7,8 @@
 #   4. boots the VM lab and runs the device tests on rxe0 and siw0 there (CTest label `device`;
 #      also setup-softrdma.sh's test and the container image, built from an offline base),
 #   5. runs the mutation suite in the lab (CTest label `mutation`: every mutant of
-#      selftest/mutants/ against the tests that concern it, on rxe0 and siw0),
+#      selftest/mutants/ against the tests that concern it, on rxe0 and siw0), then, in a
+#      lab of its own, `rdma link delete` of rxe0 and siw0 under traffic (label `teardown`),
 #   6. runs the main job again on Debian's backports kernel (CTest label `backports`),
 #   7. runs the two-node wire lab: rxe and siw across captured virtual wires (label `wire`),
 #   8. runs the Slurm lab: the fleet job through sbatch on two lab nodes, healthy and with
@@ -49,6 +50,10 @@ step "mutation suite (VM lab: each mutant must make its tests fail; -V shows kil
 scripts/lab.sh -- ctest --test-dir build -L mutation -V
 mutation=$?
 
+step "teardown (VM lab: rdma link delete of rxe0 and siw0 under traffic, then added again)"
+scripts/lab.sh -- ctest --test-dir build -L teardown --output-on-failure
+teardown=$?
+
 step "backports kernel (VM lab: the main job on Debian's newest backports kernel)"
 ctest --test-dir build -L backports --output-on-failure
 backports=$?
@@ -65,6 +70,6 @@ step "Debian sid image (VM lab: the main job on sid's kernel and rdma-core, rdma
 ctest --test-dir build -L image --output-on-failure
 image=$?
 
-step "done: unit tests exit $unit, lab boot tests exit $labboot, device tests exit $device, mutation suite exit $mutation, backports kernel exit $backports, wire lab exit $wire, Slurm lab exit $slurm, sid image exit $image"
-[ "$unit" -eq 0 ] && [ "$labboot" -eq 0 ] && [ "$device" -eq 0 ] && [ "$mutation" -eq 0 ] && [ "$backports" -eq 0 ] && [ "$wire" -eq 0 ] &&
+step "done: unit tests exit $unit, lab boot tests exit $labboot, device tests exit $device, mutation suite exit $mutation, teardown exit $teardown, backports kernel exit $backports, wire lab exit $wire, Slurm lab exit $slurm, sid image exit $image"
+[ "$unit" -eq 0 ] && [ "$labboot" -eq 0 ] && [ "$device" -eq 0 ] && [ "$mutation" -eq 0 ] && [ "$teardown" -eq 0 ] && [ "$backports" -eq 0 ] && [ "$wire" -eq 0 ] &&
   [ "$slurm" -eq 0 ] && [ "$image" -eq 0 ]

@@ -86,13 +86,12 @@ RDMACHECK_ABOUT(RcSendTest, EachSendAcknowledgedAloneCompletesOnce,
                 "(scripts/wire-lab.sh --impair=ack-loss) the requester's ACK timer resends it, and the responder, "
                 "which has it already, acknowledges the duplicate without delivering it again",
                 "IBTA Vol 1 9.7.6.1 (ACK timer: the requester resends what is not acknowledged), 9.7.5.1 "
-                "(responder: a duplicate request is acknowledged again, not executed again), 10.8.3; "
-                "ibv_post_send(3)",
+                "(responder: a duplicate request is acknowledged again, not executed again), 10.8.3",
                 Cap::kRcQp);
 TEST_P(RcSendTest, EachSendAcknowledgedAloneCompletesOnce) {
-  constexpr int kCount = 32;
-  constexpr uint32_t kSize = 64;
+  constexpr int kCount = 32;  // SENDs, one at a time
   PairOptions options = Options();
+  constexpr uint32_t kSize = 64;
   options.max_recv_wr = kCount + 1;
   options.buffer_size = (kCount + 1) * kSize;
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
