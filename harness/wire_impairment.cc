@@ -12,4 +12,6 @@ std::string WireImpairment() { return absl::GetFlag(FLAGS_impaired_wire); }
 
 bool WireImpaired() { return !WireImpairment().empty(); }
 
+uint8_t DefaultRetryCnt() { return WireImpaired() ? 6 : 7; }
+
 }  // namespace rdmacheck

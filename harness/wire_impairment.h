@@ -7,6 +7,7 @@
 #ifndef RDMACHECK_HARNESS_WIRE_IMPAIRMENT_H_
 #define RDMACHECK_HARNESS_WIRE_IMPAIRMENT_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/flags/declare.h"
@@ -18,6 +19,13 @@ namespace rdmacheck {
 // The --impaired_wire profile's name ("" on a wire nobody impairs).
 std::string WireImpairment();
 bool WireImpaired();
+
+// The transport retry count a connection takes unless a test sets its own: 7, the largest;
+// on an impaired wire 6. There a NAK can be lost, and the responder that sent it (now in
+// Error) drops every retry, so the requester ends only when its count runs out with
+// IBV_WC_RETRY_EXC_ERR (IBTA Vol 1 9.7.6.1); rxe takes 7 for "retry forever" (rxe.json),
+// which would turn a lost NAK into a hung test rather than the completion it should be.
+uint8_t DefaultRetryCnt();
 
 }  // namespace rdmacheck
 

@@ -50,7 +50,7 @@ step "mutation suite (VM lab: each mutant must make its tests fail; -V shows kil
 scripts/lab.sh -- ctest --test-dir build -L mutation -V
 mutation=$?
 
-step "teardown (VM lab: rdma link delete of rxe0 and siw0 under traffic, then added again)"
+step "teardown (VM lab: rdma link delete of rxe0 and siw0 under traffic, their modules unloaded held and idle, then added again)"
 scripts/lab.sh -- ctest --test-dir build -L teardown --output-on-failure
 teardown=$?
 

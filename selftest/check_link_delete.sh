@@ -42,101 +42,30 @@ case $dev in
 esac
 [ "$EUID" -eq 0 ] || { echo "FAIL: must run as root"; exit 1; }
 rm -rf "$out" && mkdir -p "$out"
-scaled() { awk -v s="$1" -v m="$tm" 'BEGIN { printf "%d", s * m + 0.5 }'; }
+# shellcheck source=selftest/teardown_common.sh
+. "$here/selftest/teardown_common.sh"
 HOLD=$(scaled 5)             # the delete watched while the holders live
-REAP=$(scaled 30)            # the holders gone after SIGKILL
 DELETE_BOUND=$(scaled 60)    # the delete returned once they are gone
 HUNG_TASK=$((HOLD + 30))    # longer than the delete's wait for its holders; a fraction of DELETE_BOUND
-
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
 log() { echo "link-delete: $*"; }
 
-# The device's netdev, from netlink, before it goes.
-netdev=''
-links=$(rdma link show "$dev/1" 2>/dev/null) && [[ $links =~ netdev\ ([^ ]+) ]] && netdev=${BASH_REMATCH[1]}
-[ -n "$netdev" ] || { echo "FAIL: $dev has no netdev in 'rdma link show' (is it there?): $links"; exit 1; }
+netdev=$(netdev_of "$dev")
+[ -n "$netdev" ] || { echo "FAIL: $dev has no netdev in 'rdma link show' (is it there?)"; exit 1; }
 log "$dev ($kind) on netdev $netdev"
 
-started=() delete_pid='' delete_done='' sysctl_old=()
-# The processes this script started and all their descendants (run reparents its suite
-# children to itself; a killed parent's children would live on, holding the device).
-descendants() {
-  local todo=("$@") all=() p pid ppid rest
-  declare -A kids=()
-  for p in /proc/[0-9]*/stat; do # "pid (comm) state ppid ...": the fields after the last ')'
-    read -r rest 2>/dev/null <"$p" || continue
-    pid=${rest%% *} rest=${rest##*) } ppid=${rest#* } ppid=${ppid%% *}
-    kids[$ppid]+=" $pid"
-  done
-  while [ ${#todo[@]} -gt 0 ]; do
-    p=${todo[0]} todo=("${todo[@]:1}")
-    [ -d "/proc/$p" ] || continue
-    all+=("$p")
-    for pid in ${kids[$p]:-}; do todo+=("$pid"); done
-  done
-  echo "${all[@]}"
-}
-state_of() { local st; read -r st 2>/dev/null <"/proc/$1/stat" && st=${st##*) } && echo "${st%% *}"; }
-kill_started() {
-  [ ${#started[@]} -gt 0 ] || return 0
-  kill -STOP "${started[@]}" 2>/dev/null # no new children while the tree is read
-  local tree
-  tree=$(descendants "${started[@]}")
-  # shellcheck disable=SC2086 # a list of pids
-  [ -z "$tree" ] || kill -KILL $tree 2>/dev/null
-  local end=$((SECONDS + REAP)) p alive
-  while :; do # a zombie is gone (its files are closed); one stuck in the kernel is not
-    alive=''
-    for p in $tree; do [ -d "/proc/$p" ] && [ "$(state_of "$p")" != Z ] && alive+=" $p"; done
-    if [ -z "$alive" ] || [ $SECONDS -ge $end ]; then break; fi
-    sleep 0.2
-  done
-  for p in "${started[@]}"; do [ "$(state_of "$p")" != Z ] || wait "$p" 2>/dev/null; done
-  started=()
-  [ -z "$alive" ] || { fail "processes still there ${REAP}s after SIGKILL:$alive"; for p in $alive; do echo "  $p: $(cat /proc/"$p"/wchan 2>/dev/null) $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"; done; }
-}
-readd() {
-  log "adding $dev again on $netdev"
-  "$here/scripts/setup-softrdma.sh" "--$kind" --netdev "$netdev"
-}
+delete_pid='' delete_done=''
 cleanup() {
   kill_started
-  local kv
-  for kv in "${sysctl_old[@]}"; do echo "${kv#*=}" >"${kv%%=*}"; done
+  restore_sysctls
   # Leave the lab with its device: re-add it unless the delete is still stuck in the kernel.
   if [ ! -e "/sys/class/infiniband/$dev" ] && { [ -z "$delete_pid" ] || [ -n "$delete_done" ]; }; then readd; fi
 }
 trap cleanup EXIT
-
-# The hung-task detector, armed where the kernel has it and lets us: blocked tasks
-# checked every 5 s, reported after HUNG_TASK s, every time.
-set_sysctl() { # FILE VALUE: the old value kept for the exit
-  [ -w "$1" ] || return 1
-  sysctl_old+=("$1=$(cat "$1")")
-  echo "$2" >"$1"
-}
-if set_sysctl /proc/sys/kernel/hung_task_timeout_secs "$HUNG_TASK"; then
-  set_sysctl /proc/sys/kernel/hung_task_check_interval_secs 5
-  set_sysctl /proc/sys/kernel/hung_task_warnings -1
-  log "hung-task detector: tasks blocked for ${HUNG_TASK}s are reported"
-else
-  log "no writable kernel.hung_task_timeout_secs: the kernel's own hung-task report is not armed"
-fi
-marker="rdmacheck link-delete test $$ $dev: start"
-echo "$marker" >/dev/kmsg 2>/dev/null || log "cannot write /dev/kmsg: the kernel log is judged from the whole ring"
+log "$(arm_hung_task "$HUNG_TASK")"
+mark_kernel_log link-delete
 
 # 1. The holders: serve (one context for its life) and traffic against it.
-"$bin" serve --device="$dev" --listen=0 --timeout_multiplier="$tm" >"$out/serve.log" 2>&1 &
-started+=($!)
-serve_pid=$!
-port='' end=$((SECONDS + $(scaled 30)))
-while [ -z "$port" ] && [ $SECONDS -lt $end ]; do
-  [[ $(cat "$out/serve.log") =~ side\ channel\ on\ TCP\ port\ ([0-9]+) ]] && port=${BASH_REMATCH[1]}
-  sleep 0.2
-done
-[ -n "$port" ] || { fail "serve did not listen within $(scaled 30)s:"; cat "$out/serve.log"; exit 1; }
+start_serve || exit 1
 # The pid rdma shows is the creating thread's (serve creates each pair in a session thread).
 qp_of() { # PID: its RC QPs in RTS; false when it has none
   local line tid found=1
@@ -215,25 +144,14 @@ if [ -z "$delete_done" ]; then
   fi
 fi
 
-# 4. The kernel log since the marker.
-dmesg >"$out/dmesg.log" 2>&1
-awk -v m="$marker" 'found { print } index($0, m) { found = 1 }' "$out/dmesg.log" >"$out/dmesg-since.log"
-[ -s "$out/dmesg-since.log" ] || grep -q "$marker" "$out/dmesg.log" || cp "$out/dmesg.log" "$out/dmesg-since.log"
-bad=$(grep -E 'WARNING:|BUG:|Oops|general protection|blocked for more than|hung_task|Call Trace|UBSAN|KASAN|refcount_t' "$out/dmesg-since.log")
-if [ -n "$bad" ]; then fail "the kernel log since the start:"; echo "$bad" | sed 's/^/  /' | head -40
-else pass "no WARNING/BUG/Oops/hung task line in the kernel log"
-fi
+# 4. The kernel log since the mark.
+judge_kernel_log
 
 # 5. The device again, and traffic on it.
 if [ -n "$delete_done" ]; then
   if readd >"$out/readd.log" 2>&1; then
     pass "$dev added again on $netdev"
-    if "$bin" run --device="$dev" --suites=datapath --gtest_filter='*_One' --out="$out/after" \
-      --timeout_multiplier="$tm" >"$out/after.log" 2>&1; then
-      pass "a datapath run on the re-added $dev passes"
-    else
-      fail "the datapath run on the re-added $dev failed:"; tail -20 "$out/after.log"
-    fi
+    short_run_passes "the re-added"
   else
     fail "adding $dev again failed:"; cat "$out/readd.log"
   fi
