@@ -31,15 +31,20 @@ case ${1:-} in
     seed=()
     tc qdisc add dev lo root netem seed 1 2>/dev/null && { tc qdisc del dev lo root; seed=(seed "${RDMACHECK_IMPAIR_SEED:-4791}"); }
     for dev in "$@"; do
-      if [[ $args == acks:* ]]; then
+      if [[ $args == acks:* || $args == naks:* ]]; then
         # RoCE RC ACKs only: band 4 of a prio qdisc (the default priomap uses bands 1-3)
         # holds netem; a u32 filter sends it UDP to 4791 whose BTH opcode (the first byte
         # after a 20-byte IPv4 and an 8-byte UDP header) is 0x11, Acknowledge (IBTA Vol 1 9.2.1).
+        # "naks:" only those whose AETH syndrome (the byte after the 12-byte BTH) is a NAK,
+        # 011xxxxx: sequence error, invalid request, remote access, remote operational error
+        # (IBTA Vol 1 9.3.5, table 43); ACKs (000xxxxx) and RNR NAKs (001xxxxx) pass.
+        match=(match u8 0x11 0xff at 28)
+        [[ $args == acks:* ]] || match+=(match u8 0x60 0xe0 at 40)
         tc qdisc replace dev "$dev" root handle 1: prio bands 4 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 &&
           # shellcheck disable=SC2086  # the profile's words are netem's arguments
-          tc qdisc add dev "$dev" parent 1:4 handle 40: netem ${args#acks:} "${seed[@]}" &&
+          tc qdisc add dev "$dev" parent 1:4 handle 40: netem ${args#*:} "${seed[@]}" &&
           tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff \
-            match ip dport 4791 0xffff match u8 0x11 0xff at 28 flowid 1:4 ||
+            match ip dport 4791 0xffff "${match[@]}" flowid 1:4 ||
           die "tc on $dev refused: $args"
       else
         # shellcheck disable=SC2086  # the profile's words are netem's arguments

@@ -285,7 +285,7 @@ if [ -n "${RDMACHECK_WIRE_IMPAIR:-}" ]; then
   dropped=$({ grep -o '"dropped": [0-9]*' "$dir/impairment.json" || true; } | awk '{ s += $2 } END { print s + 0 }')
   log "impairment $RDMACHECK_WIRE_IMPAIR: netem dropped $dropped packets ($dir/impairment.json)"
   case $p in
-    loss-* | burst | ack-loss)
+    loss-* | burst | ack-loss | nak-loss)
       if [ "$dropped" = 0 ]; then
         log "error: the impairment did not act: netem dropped nothing under $p"
         [ "$final" != 0 ] || final=1
