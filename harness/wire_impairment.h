@@ -7,7 +7,6 @@
 #ifndef RDMACHECK_HARNESS_WIRE_IMPAIRMENT_H_
 #define RDMACHECK_HARNESS_WIRE_IMPAIRMENT_H_
 
-#include <cstdint>
 #include <string>
 
 #include "absl/flags/declare.h"
@@ -16,16 +15,17 @@ ABSL_DECLARE_FLAG(std::string, impaired_wire);
 
 namespace rdmacheck {
 
-// The --impaired_wire profile's name ("" on a wire nobody impairs).
+// The --impaired_wire profile: its name and netem arguments ("reorder: delay 2ms reorder
+// 25% 50%"), or "" on a wire nobody impairs.
 std::string WireImpairment();
 bool WireImpaired();
 
-// The transport retry count a connection takes unless a test sets its own: 7, the largest;
-// on an impaired wire 6. There a NAK can be lost, and the responder that sent it (now in
-// Error) drops every retry, so the requester ends only when its count runs out with
-// IBV_WC_RETRY_EXC_ERR (IBTA Vol 1 9.7.6.1); rxe takes 7 for "retry forever" (rxe.json),
-// which would turn a lost NAK into a hung test rather than the completion it should be.
-uint8_t DefaultRetryCnt();
+// Whether the impairment can deliver packets out of order or twice: netem's `reorder`,
+// `duplicate`, or a delay with jitter. IBTA fabrics keep a path's packets in order, and the
+// UC responder takes any First or Only packet as the start of a new message (IBTA Vol 1
+// 9.8.3: UC has no duplicate detection), so there a UC message can arrive after a later
+// one, or twice; it still arrives whole, with its own bytes.
+bool WireMayReorder();
 
 }  // namespace rdmacheck
 

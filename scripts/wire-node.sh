@@ -110,7 +110,7 @@ for dev in ${RDMACHECK_WIRE_DEVICES:-rxe0 siw0}; do
   # Each test's start and end as a UDP datagram on its wire (runner/wire_marks.h): the
   # slices of the capture per test.
   RDMACHECK_WIRE_MARKS=10.88.${link[$dev]}.1:9 "$bin" run --device="$dev" --peer="10.88.0.1:${port[$dev]}" \
-    --suites="$RDMACHECK_WIRE_SUITES" --out="$dir/$dev" --strict "$scale" ${impair:+--impaired_wire="${impair%@*}"} || rc=1
+    --suites="$RDMACHECK_WIRE_SUITES" --out="$dir/$dev" --strict "$scale" ${impair:+--impaired_wire="${impair%@*}: $("$repo/impair/impair.sh" netem "${impair%@*}")"} || rc=1
 done
 if [ "${RDMACHECK_WIRE_BENCH:-0}" = 1 ]; then
   for poll in event busy; do

@@ -27,40 +27,16 @@
 #   selftest/check_link_delete.sh RDMACHECK_BINARY DEVICE OUT_DIR
 # Env: TIMEOUT_MULTIPLIER (default 1) scales the waits and is passed to rdmacheck.
 set -uo pipefail
-bin=${1:?usage: check_link_delete.sh RDMACHECK_BINARY DEVICE OUT_DIR}
-dev=${2:?} out=${3:?}
-tm=${TIMEOUT_MULTIPLIER:-1}
-here=$(cd "$(dirname "$0")/.." && pwd)
-if [ "${RDMACHECK_LAB:-}" != 1 ]; then
-  echo "SKIP: deletes and re-creates $dev; runs only in the VM lab (scripts/lab.sh)"
-  exit 77
-fi
-case $dev in
-  rxe0) kind=rxe ;;
-  siw0) kind=siw ;;
-  *) echo "SKIP: $dev is not rxe0 or siw0, which scripts/setup-softrdma.sh re-creates"; exit 77 ;;
-esac
-[ "$EUID" -eq 0 ] || { echo "FAIL: must run as root"; exit 1; }
-rm -rf "$out" && mkdir -p "$out"
 # shellcheck source=selftest/teardown_common.sh
-. "$here/selftest/teardown_common.sh"
+. "$(dirname "$0")/teardown_common.sh"
+teardown_args "deletes and re-creates" "$@"
 HOLD=$(scaled 5)             # the delete watched while the holders live
 DELETE_BOUND=$(scaled 60)    # the delete returned once they are gone
 HUNG_TASK=$((HOLD + 30))    # longer than the delete's wait for its holders; a fraction of DELETE_BOUND
 log() { echo "link-delete: $*"; }
 
-netdev=$(netdev_of "$dev")
-[ -n "$netdev" ] || { echo "FAIL: $dev has no netdev in 'rdma link show' (is it there?)"; exit 1; }
 log "$dev ($kind) on netdev $netdev"
 
-delete_pid='' delete_done=''
-cleanup() {
-  kill_started
-  restore_sysctls
-  # Leave the lab with its device: re-add it unless the delete is still stuck in the kernel.
-  if [ ! -e "/sys/class/infiniband/$dev" ] && { [ -z "$delete_pid" ] || [ -n "$delete_done" ]; }; then readd; fi
-}
-trap cleanup EXIT
 log "$(arm_hung_task "$HUNG_TASK")"
 mark_kernel_log link-delete
 
@@ -113,31 +89,31 @@ log "processes with a uverbs file open: $holders"
 
 # 2. The delete, from here, while they hold the device.
 rdma link delete "$dev" >"$out/delete.log" 2>&1 &
-delete_pid=$!
-log "rdma link delete $dev issued (pid $delete_pid); watching it for ${HOLD}s"
+removal_pid=$!
+log "rdma link delete $dev issued (pid $removal_pid); watching it for ${HOLD}s"
 end=$((SECONDS + HOLD))
-while [ $SECONDS -lt $end ] && kill -0 "$delete_pid" 2>/dev/null; do sleep 0.2; done
-if kill -0 "$delete_pid" 2>/dev/null; then
-  pass "rdma link delete waits while other processes hold $dev ($(cat /proc/"$delete_pid"/wchan 2>/dev/null))"
+while [ $SECONDS -lt $end ] && kill -0 "$removal_pid" 2>/dev/null; do sleep 0.2; done
+if kill -0 "$removal_pid" 2>/dev/null; then
+  pass "rdma link delete waits while other processes hold $dev ($(cat /proc/"$removal_pid"/wchan 2>/dev/null))"
 else
-  wait "$delete_pid"; rc=$?; delete_done=1
+  wait "$removal_pid"; rc=$?; removal_done=1
   fail "rdma link delete returned ($rc: $(cat "$out/delete.log")) while processes held $dev: rxe and siw have no disassociate, the delete must wait for them"
 fi
 kill -0 "$serve_pid" 2>/dev/null || fail "serve died while it held $dev: $(tail -5 "$out/serve.log")"
 
 # 3. The holders killed; the delete must return.
 kill_started
-if [ -z "$delete_done" ]; then
+if [ -z "$removal_done" ]; then
   end=$((SECONDS + DELETE_BOUND))
-  while [ $SECONDS -lt $end ] && kill -0 "$delete_pid" 2>/dev/null; do sleep 0.2; done
-  if kill -0 "$delete_pid" 2>/dev/null; then
+  while [ $SECONDS -lt $end ] && kill -0 "$removal_pid" 2>/dev/null; do sleep 0.2; done
+  if kill -0 "$removal_pid" 2>/dev/null; then
     fail "rdma link delete $dev still blocked ${DELETE_BOUND}s after its holders were gone; its kernel stack:"
-    sed 's/^/  /' "/proc/$delete_pid/stack" 2>/dev/null
+    sed 's/^/  /' "/proc/$removal_pid/stack" 2>/dev/null
     for f in /proc/[0-9]*/fd/*; do
       [[ $(readlink "$f" 2>/dev/null) == /dev/infiniband/uverbs* ]] && echo "  still open: $f"
     done
   else
-    wait "$delete_pid"; rc=$?; delete_done=1
+    wait "$removal_pid"; rc=$?; removal_done=1
     if [ "$rc" -eq 0 ] && [ ! -e "/sys/class/infiniband/$dev" ]; then pass "rdma link delete returned once the holders were gone"
     else fail "rdma link delete exited $rc ($(cat "$out/delete.log")); /sys/class/infiniband/$dev $([ -e "/sys/class/infiniband/$dev" ] && echo still there || echo gone)"
     fi
@@ -148,14 +124,7 @@ fi
 judge_kernel_log
 
 # 5. The device again, and traffic on it.
-if [ -n "$delete_done" ]; then
-  if readd >"$out/readd.log" 2>&1; then
-    pass "$dev added again on $netdev"
-    short_run_passes "the re-added"
-  else
-    fail "adding $dev again failed:"; cat "$out/readd.log"
-  fi
+if [ -n "$removal_done" ]; then
+  readd_and_run
 fi
-
-[ "$failures" -eq 0 ] && echo "PASS: $dev link delete under traffic" || echo "FAILED: $failures check(s) on $dev"
-[ "$failures" -eq 0 ]
+verdict "$dev link delete under traffic"

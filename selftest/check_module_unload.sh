@@ -21,39 +21,15 @@
 #   selftest/check_module_unload.sh RDMACHECK_BINARY DEVICE OUT_DIR
 # Env: TIMEOUT_MULTIPLIER (default 1) scales the waits and is passed to rdmacheck.
 set -uo pipefail
-bin=${1:?usage: check_module_unload.sh RDMACHECK_BINARY DEVICE OUT_DIR}
-dev=${2:?} out=${3:?}
-tm=${TIMEOUT_MULTIPLIER:-1}
-here=$(cd "$(dirname "$0")/.." && pwd)
-if [ "${RDMACHECK_LAB:-}" != 1 ]; then
-  echo "SKIP: unloads $dev's driver; runs only in the VM lab (scripts/lab.sh)"
-  exit 77
-fi
-case $dev in
-  rxe0) kind=rxe module=rdma_rxe ;;
-  siw0) kind=siw module=siw ;;
-  *) echo "SKIP: $dev is not rxe0 or siw0, which scripts/setup-softrdma.sh re-creates"; exit 77 ;;
-esac
-[ "$EUID" -eq 0 ] || { echo "FAIL: must run as root"; exit 1; }
-[ -e "/sys/module/$module/refcnt" ] || { echo "SKIP: $module is built into this kernel (no /sys/module/$module/refcnt)"; exit 77; }
-rm -rf "$out" && mkdir -p "$out"
 # shellcheck source=selftest/teardown_common.sh
-. "$here/selftest/teardown_common.sh"
+. "$(dirname "$0")/teardown_common.sh"
+teardown_args "unloads the driver of" "$@"
+[ -e "/sys/module/$module/refcnt" ] || { echo "SKIP: $module is built into this kernel (no /sys/module/$module/refcnt)"; exit 77; }
 UNLOAD_BOUND=$(scaled 60) # rmmod of an idle module returned
 log() { echo "module-unload: $*"; }
 
-netdev=$(netdev_of "$dev")
-[ -n "$netdev" ] || { echo "FAIL: $dev has no netdev in 'rdma link show' (is it there?)"; exit 1; }
 log "$dev ($kind, module $module, refcnt $(cat "/sys/module/$module/refcnt")) on netdev $netdev"
 
-rmmod_pid='' rmmod_done=''
-cleanup() {
-  kill_started
-  restore_sysctls
-  # Leave the lab with its device, unless the unload is still stuck in the kernel.
-  if [ ! -e "/sys/class/infiniband/$dev" ] && { [ -z "$rmmod_pid" ] || [ -n "$rmmod_done" ]; }; then readd; fi
-}
-trap cleanup EXIT
 log "$(arm_hung_task "$((UNLOAD_BOUND / 2))")"
 mark_kernel_log module-unload
 
@@ -81,14 +57,14 @@ kill_started
 refs=$(cat "/sys/module/$module/refcnt")
 [ "$refs" -eq 0 ] || fail "$module's refcnt is $refs with no process holding $dev"
 rmmod "$module" >"$out/rmmod-idle.log" 2>&1 &
-rmmod_pid=$!
+removal_pid=$!
 end=$((SECONDS + UNLOAD_BOUND))
-while [ $SECONDS -lt $end ] && kill -0 "$rmmod_pid" 2>/dev/null; do sleep 0.2; done
-if kill -0 "$rmmod_pid" 2>/dev/null; then
+while [ $SECONDS -lt $end ] && kill -0 "$removal_pid" 2>/dev/null; do sleep 0.2; done
+if kill -0 "$removal_pid" 2>/dev/null; then
   fail "rmmod $module (idle) still blocked after ${UNLOAD_BOUND}s; its kernel stack:"
-  sed 's/^/  /' "/proc/$rmmod_pid/stack" 2>/dev/null
+  sed 's/^/  /' "/proc/$removal_pid/stack" 2>/dev/null
 else
-  wait "$rmmod_pid"; rc=$?; rmmod_done=1
+  wait "$removal_pid"; rc=$?; removal_done=1
   if [ "$rc" -eq 0 ] && [ ! -e "/sys/module/$module" ] && [ ! -e "/sys/class/infiniband/$dev" ]; then
     pass "rmmod $module (idle) unloaded it, and $dev went with it"
   else
@@ -100,14 +76,7 @@ fi
 judge_kernel_log
 
 # 4. The module and the device again, and traffic on it.
-if [ -n "$rmmod_done" ] && [ ! -e "/sys/class/infiniband/$dev" ]; then
-  if readd >"$out/readd.log" 2>&1; then
-    pass "$module loaded and $dev added again on $netdev"
-    short_run_passes "the re-added"
-  else
-    fail "loading $module and adding $dev again failed:"; cat "$out/readd.log"
-  fi
+if [ -n "$removal_done" ] && [ ! -e "/sys/class/infiniband/$dev" ]; then
+  readd_and_run
 fi
-
-[ "$failures" -eq 0 ] && echo "PASS: $dev's module $module unloaded held and idle" || echo "FAILED: $failures check(s) on $dev"
-[ "$failures" -eq 0 ]
+verdict "$dev's module $module unloaded held and idle"

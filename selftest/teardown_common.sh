@@ -1,22 +1,61 @@
-# What the teardown checks (selftest/check_link_delete.sh, check_module_unload.sh) share,
-# sourced after they set: bin dev out kind (rxe|siw) tm (the timeout multiplier) here (the
-# repository) netdev. Each check counts its failures in `failures`; processes it starts go
-# into `started` and are killed, with every descendant, by kill_started.
+# shellcheck shell=bash
+# What the teardown checks (selftest/check_link_delete.sh, check_module_unload.sh) share.
+# Each check sources it, then calls teardown_args, which sets bin dev out tm kind (rxe|siw)
+# module (its driver's) netdev, and ends the script where the check cannot run. Each check
+# counts its failures in `failures`; processes it starts go into `started` and are killed,
+# with every descendant, by kill_started.
+#   teardown_args WHAT "$@"    BINARY DEVICE OUT_DIR; exit 77 outside the lab or for another
+#                              device (WHAT: what the check does to it), 1 without root
 #   fail/pass MESSAGE          one result line
-#   scaled SECONDS             SECONDS times the timeout multiplier
+#   scaled SECONDS             SECONDS times the timeout multiplier (TIMEOUT_MULTIPLIER)
 #   kill_started               SIGKILL to started and descendants, reaped within REAP s
 #   arm_hung_task SECONDS      the kernel's hung-task detector armed; restored by restore_sysctls
 #   mark_kernel_log NAME       a line in the kernel log that judge_kernel_log reads from
 #   judge_kernel_log           no WARNING / BUG / Oops / hung task line since the mark
 #   readd                      DEVICE added again on its netdev (scripts/setup-softrdma.sh)
 #   short_run_passes WHAT      a datapath run of the One-sized tests on DEVICE passes
+#   readd_and_run              readd (its driver loaded where it was not), then short_run_passes
+#   verdict WHAT               the last line (PASS: WHAT, or the failures' count) and the exit status
 #   start_serve                `rdmacheck serve` on DEVICE (a context held for its life): serve_pid, port
+# teardown_args also sets the exit trap (teardown_cleanup, below).
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+teardown_args() {
+  local what=$1
+  [ $# -eq 4 ] || { echo "usage: $(basename "$0") RDMACHECK_BINARY DEVICE OUT_DIR" >&2; exit 2; }
+  bin=$2 dev=$3 out=$4
+  tm=${TIMEOUT_MULTIPLIER:-1}
+  REAP=$(scaled 30) # the killed processes gone
+  if [ "${RDMACHECK_LAB:-}" != 1 ]; then
+    echo "SKIP: $what $dev; runs only in the VM lab (scripts/lab.sh)"
+    exit 77
+  fi
+  case $dev in
+    rxe0) kind=rxe module=rdma_rxe ;;
+    siw0) kind=siw module=siw ;;
+    *) echo "SKIP: $dev is not rxe0 or siw0, which scripts/setup-softrdma.sh re-creates"; exit 77 ;;
+  esac
+  [ "$EUID" -eq 0 ] || { echo "FAIL: must run as root"; exit 1; }
+  rm -rf "$out" && mkdir -p "$out"
+  netdev=$(netdev_of "$dev")
+  [ -n "$netdev" ] || { echo "FAIL: $dev has no netdev in 'rdma link show' (is it there?)"; exit 1; }
+  trap teardown_cleanup EXIT
+}
+
+# The removal under test (rdma link delete, rmmod) runs as removal_pid; removal_done once it
+# returned. At any exit: the started processes killed, the sysctls restored, and the device
+# added again, unless its removal is still stuck in the kernel.
+removal_pid='' removal_done=''
+teardown_cleanup() {
+  kill_started
+  restore_sysctls
+  if [ ! -e "/sys/class/infiniband/$dev" ] && { [ -z "$removal_pid" ] || [ -n "$removal_done" ]; }; then readd; fi
+}
 
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 pass() { echo "ok: $*"; }
-scaled() { awk -v s="$1" -v m="$tm" 'BEGIN { printf "%d", s * m + 0.5 }'; }
-REAP=$(scaled 30) # the killed processes gone
+scaled() { awk -v s="$1" -v m="${tm:-1}" 'BEGIN { printf "%d", s * m + 0.5 }'; }
 
 started=() sysctl_old=() marker=''
 # The processes started and all their descendants (run reparents its suite children to
@@ -113,6 +152,7 @@ netdev_of() {
 start_serve() {
   "$bin" serve --device="$dev" --listen=0 --timeout_multiplier="$tm" >"$out/serve.log" 2>&1 &
   started+=($!)
+  # shellcheck disable=SC2034 # serve_pid is the caller's
   serve_pid=$! port=''
   local end=$((SECONDS + $(scaled 30)))
   while [ -z "$port" ] && [ $SECONDS -lt $end ]; do
@@ -120,4 +160,17 @@ start_serve() {
     sleep 0.2
   done
   [ -n "$port" ] || { fail "serve did not listen within $(scaled 30)s:"; cat "$out/serve.log"; return 1; }
+}
+
+readd_and_run() {
+  if readd >"$out/readd.log" 2>&1; then
+    pass "$dev added again on $netdev ($module loaded)"
+    short_run_passes "the re-added"
+  else
+    fail "adding $dev again failed:"; cat "$out/readd.log"
+  fi
+}
+verdict() {
+  if [ "$failures" -eq 0 ]; then echo "PASS: $1"; else echo "FAILED: $failures check(s) on $dev"; fi
+  [ "$failures" -eq 0 ]
 }

@@ -3,7 +3,9 @@
 // the next First or Only): a message may be lost, but one that completes at the receiver
 // arrived whole, with its own bytes, once, and in the order sent. On a lossless wire UC
 // delivers like RC, so there every message must arrive too; on a wire impaired on purpose
-// (harness/wire_impairment.h) losses are legal and only counted.
+// (harness/wire_impairment.h) losses are legal and only counted, and on one that reorders or
+// duplicates packets (WireMayReorder) a message may arrive after a later one, or twice: the
+// responder takes any First or Only packet as a new message. Whole and its own still hold.
 //
 //   ASSERT_OK_AND_ASSIGN(TrainOutcome got, RunUcTrain(pair, UcTrain{TrainOp::kSend, bytes}));
 //   EXPECT_THAT(got.violations, IsEmpty());

@@ -18,7 +18,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "harness/connection/qp_transitions.h"
-#include "harness/wire_impairment.h"
 
 namespace rdmacheck {
 
@@ -85,7 +84,7 @@ struct PathOptions {
   uint8_t sgid_index = 0;
   ibv_mtu path_mtu = IBV_MTU_1024;
   uint8_t timeout = 14;        // 4.096 us * 2^14 = 67 ms per try
-  uint8_t retry_cnt = DefaultRetryCnt();  // 7; 6 on an impaired wire (why: wire_impairment.h)
+  uint8_t retry_cnt = 7;
   uint8_t rnr_retry = 7;       // 7 = retry forever (IBTA 9.7.5.2.8)
   uint8_t min_rnr_timer = 12;  // 0.64 ms (IBTA table 45)
   uint8_t max_rd_atomic = 1;

@@ -149,7 +149,9 @@ RDMACHECK_ABOUT(AtomicsTest, MisalignedWordIsRefused,
                 "Request); ibv_post_send(3) (EINVAL: invalid value in the WR)",
                 Cap::kRcQp, Cap::kAtomics);
 TEST_P(AtomicsTest, MisalignedWordIsRefused) {
-  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(AtomicOptions()));
+  PairOptions options = AtomicOptions();
+  options.path.retry_cnt = kRefusedRetryCnt;
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   ASSERT_OK(pair.remote().Fill({kWord, 16}, Pattern::Constant(0x77)));
   absl::Status posted = pair.local().Post(SendRequest::FetchAdd(1, {kResult, 8}, Word(pair, kWord + 4), 1));
   if (posted.ok()) {

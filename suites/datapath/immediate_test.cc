@@ -128,6 +128,7 @@ RDMACHECK_ABOUT(ImmediateTest, SendWithInvalidateRevokesTheRkey,
 TEST_P(ImmediateTest, SendWithInvalidateRevokesTheRkey) {
   PairOptions options = Options();
   options.mr_access |= IBV_ACCESS_MW_BIND;
+  options.path.retry_cnt = kRefusedRetryCnt;  // the last WRITE is refused
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   // The window is bound with verbs calls on the receiver's QP: the receiver is pair.local()
   // (in this process in every mode), the sender pair.remote() (the peer host in two-host mode).

@@ -29,6 +29,7 @@ RDMACHECK_ABOUT(FaultTest, ReceiveTooSmallIsALengthError,
                 Cap::kRcQp);
 TEST_P(FaultTest, ReceiveTooSmallIsALengthError) {
   PairOptions options = Options();
+  options.path.retry_cnt = kRefusedRetryCnt;
   ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   ASSERT_OK(pair.remote().Fill({0, 512}, Pattern::Constant(0x77)));
   ASSERT_OK(pair.remote().PostRecv(2, 0, 64));
@@ -118,7 +119,9 @@ TEST_P(FaultTest, QpReadsBackErrAfterAnErrorCompletion) {
     RecordMissingCapability(Cap::kQpStateQuery);
     GTEST_SKIP() << why;
   }
-  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(Options()));
+  PairOptions options = Options();
+  options.path.retry_cnt = kRefusedRetryCnt;
+  ASSERT_OK_AND_ASSIGN(ConnectedPair pair, CreatePair(options));
   ASSERT_OK(pair.remote().PostRecv(2, 0, 64));
   ASSERT_OK(pair.local().Post(SendRequest::Send(1, {{0, 256}})));
 

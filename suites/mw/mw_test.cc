@@ -79,6 +79,7 @@ class MwBindTest : public DeviceTest {
     if (IsSkipped()) return;
     PairOptions options;
     options.mr_access |= IBV_ACCESS_MW_BIND;
+    options.path.retry_cnt = kRefusedRetryCnt;  // writes through revoked windows are refused
     ASSERT_OK_AND_ASSIGN(pair_, CreatePair(options));
   }
 

@@ -1,10 +1,9 @@
-// What a test expects of a refused request on a lossless and on an impaired wire
-// (testing/refusal_status.h, harness/wire_impairment.h).
+// What the tests ask on an impaired wire (harness/wire_impairment.h): what a refused
+// request may end in (testing/refusal_status.h), and which impairments may reorder.
 #include "testing/refusal_status.h"
 
 #include "absl/flags/flag.h"
 #include "gtest/gtest.h"
-#include "harness/connection/qp_attr.h"
 #include "harness/wire_impairment.h"
 
 namespace rdmacheck {
@@ -32,7 +31,6 @@ TEST(RefusalStatusTest, OnALosslessWireOnlyTheNakCounts) {
   WireFlag wire("");
   EXPECT_EQ(RefusalAsTold(Told(IBV_WC_RETRY_EXC_ERR), IBV_WC_REM_ACCESS_ERR), IBV_WC_REM_ACCESS_ERR);
   EXPECT_EQ(RefusalsAsTold({IBV_WC_REM_OP_ERR}), std::set<ibv_wc_status>{IBV_WC_REM_OP_ERR});
-  EXPECT_EQ(PathOptions{}.retry_cnt, 7);
 }
 
 TEST(RefusalStatusTest, OnAnImpairedWireALostNakEndsInRetryExceeded) {
@@ -41,8 +39,22 @@ TEST(RefusalStatusTest, OnAnImpairedWireALostNakEndsInRetryExceeded) {
   // Any other status is still held to the NAK's: a flush or a success is no lost NAK.
   EXPECT_EQ(RefusalAsTold(Told(IBV_WC_WR_FLUSH_ERR), IBV_WC_REM_ACCESS_ERR), IBV_WC_REM_ACCESS_ERR);
   EXPECT_EQ(RefusalsAsTold({IBV_WC_REM_OP_ERR}), (std::set<ibv_wc_status>{IBV_WC_REM_OP_ERR, IBV_WC_RETRY_EXC_ERR}));
-  // A count that runs out (rxe takes 7 for "forever"), so a lost NAK ends the WR.
-  EXPECT_EQ(PathOptions{}.retry_cnt, 6);
+}
+
+TEST(WireMayReorderTest, NetemsReorderDuplicateAndJitterDo) {
+  for (const char* profile : {"reorder: delay 2ms reorder 25% 50%", "duplicate: duplicate 2%", "duplicate",
+                              "jitter: delay 10ms 5ms"}) {
+    WireFlag wire(profile);
+    EXPECT_TRUE(WireMayReorder()) << profile;
+  }
+}
+
+TEST(WireMayReorderTest, LossCorruptionAndAFixedDelayDoNot) {
+  for (const char* profile : {"", "loss-1: loss random 1%", "corrupt: corrupt 1%", "delay: delay 150ms",
+                              "ack-loss: acks: loss random 30%", "rate: rate 20mbit"}) {
+    WireFlag wire(profile);
+    EXPECT_FALSE(WireMayReorder()) << profile;
+  }
 }
 
 }  // namespace
