@@ -61,11 +61,11 @@ const std::vector<Command>& Commands() {
        "--compare-perftest runs perftest beside it",
        With(kSelectionFlags, {"out", "sizes", "iters", "bw_bytes", "compare_perftest", "peer", "poll"}), BenchCommand},
       {"wire",
-       "wire check [--format=text|json] [--path_mtu=BYTES] [--retry_cnt=N] CAPTURE.pcap | wire rules | "
+       "wire check [--format=text|json] [--path_mtu=BYTES] [--retry_cnt=N] [--wire_reorders] CAPTURE.pcap | wire rules | "
        "wire watch [--stall_after=S] [--lab_failure=FILE] NAME,MAC_A,CAPTURE_A,MAC_B,CAPTURE_B...",
        "check the RoCEv2 and iWARP packets of a capture against the wire rules (exit 1: a violation, each with its "
        "frame, rule and spec reference); `wire rules` lists them; `wire watch` stops at a lab link that stalls",
-       {"format", "path_mtu", "retry_cnt", "stall_after", "lab_failure"}, WireCommand},
+       {"format", "path_mtu", "retry_cnt", "wire_reorders", "stall_after", "lab_failure"}, WireCommand},
       {"fleet", "fleet rounds --nodes=a,b,... [--max_rounds=K --seed=S] | fleet report [--out=DIR] [--nodes=a,b,...] "
                 "[--slow_fraction=F] [--profile=FILE] DIR... | fleet profile --learn [--machine_type=T] [--out=FILE] DIR...",
        "many nodes: the pairwise schedule (n-1 rounds of n/2 disjoint pairs), the fleet report over their runs "

@@ -305,6 +305,13 @@ if [ -n "${RDMACHECK_WIRE_IMPAIR:-}" ]; then
       ;;
   esac
 fi
+# A profile that may reorder or duplicate (netem reorder, duplicate, a jittered delay) acts
+# before the capture point: the wire check is told (a UC packet overtaken there is a note).
+reorders=()
+if [ -n "${RDMACHECK_WIRE_IMPAIR:-}" ] &&
+  [[ $("$repo/impair/impair.sh" netem "${RDMACHECK_WIRE_IMPAIR%@*}") =~ reorder|duplicate|delay\ [^\ ]+\ [0-9] ]]; then
+  reorders=(--wire_reorders)
+fi
 interop=false
 [ "${kvers[A]}" = "${kvers[B]}" ] || interop=true
 declare -A linkof=([rxe0]=rxe [siw0]=siw)
@@ -317,7 +324,7 @@ for dev in $RDMACHECK_WIRE_DEVICES; do
   if "$bin" wire check --help >/dev/null 2>&1; then
     check=$dir/wire-check-$l.json
     c=0
-    "$bin" wire check --format=json "$cap" >"$check" || c=$?
+    "$bin" wire check --format=json "${reorders[@]}" "$cap" >"$check" || c=$?
     case $c in
       0) log "$l.pcap: wire check: no violation" ;;
       1) log "$l.pcap: wire check: violations (see $check); each fails the test it falls in, unless the driver's expectation names it" ;;

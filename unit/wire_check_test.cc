@@ -29,10 +29,11 @@ const fs::path kCaptures = fs::path(RDMACHECK_SOURCE_DIR) / "unit/testdata/wire"
 struct Doctored {
   std::string capture;  // file name in unit/testdata/wire
   std::string rule;     // the one rule it breaks ("" for a good capture)
+  bool wire_reorders = false;  // checked as taken after a wire that may reorder (--wire_reorders)
 };
 
 std::string Name(const ::testing::TestParamInfo<Doctored>& info) {
-  std::string name = fs::path(info.param.capture).stem().string();
+  std::string name = fs::path(info.param.capture).stem().string() + (info.param.wire_reorders ? "_wire_reorders" : "");
   for (char& c : name) {
     if (!isalnum(static_cast<unsigned char>(c))) c = '_';
   }
@@ -49,6 +50,9 @@ const std::vector<Doctored>& Captures() {
       {"roce_bad_icrc.pcap", "roce.icrc"},
       {"roce_bad_unplaced_loss.pcap", "roce.unplaced_loss"},  // a note: the gap an ACK covers
       {"roce_bad_uc_duplicate.pcap", "roce.duplicate_packet"},  // a note: a UC packet seen twice
+      // A UC SEND overtaken by the next: a note where the wire may reorder, else the PSN going back.
+      {"roce_bad_uc_reorder.pcap", "roce.unplaced_reorder", /*wire_reorders=*/true},
+      {"roce_bad_uc_reorder.pcap", "roce.psn"},
       {"roce_bad_opcode_sequence.pcap", "roce.opcode_sequence"},
       {"roce_bad_payload_size.pcap", "roce.payload_size"},
       {"roce_bad_ackreq.pcap", "roce.ackreq"},
@@ -106,7 +110,9 @@ class WireCaptureTest : public ::testing::TestWithParam<Doctored> {};
 // Violations and notes alike: a good capture is clean, a doctored one says its one rule.
 TEST_P(WireCaptureTest, FlagsExactlyTheRuleItBreaks) {
   const Doctored& c = GetParam();
-  ASSERT_OK_AND_ASSIGN(WireReport report, CheckCapture((kCaptures / c.capture).string()));
+  WireCheckOptions options;
+  options.wire_may_reorder = c.wire_reorders;
+  ASSERT_OK_AND_ASSIGN(WireReport report, CheckCapture((kCaptures / c.capture).string(), options));
   std::vector<WireViolation> flagged = report.violations;
   flagged.insert(flagged.end(), report.notes.begin(), report.notes.end());
   std::vector<std::string> rules;

@@ -16,6 +16,7 @@
 namespace rdmacheck {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -59,9 +60,9 @@ class Wire {
   }
 
   // `path_mtu` 0: the checker infers it from the first First or Middle it sees.
-  WireReport Check(int retry_cnt = kHarnessRetryCnt, uint32_t path_mtu = kMtu) const {
+  WireReport Check(int retry_cnt = kHarnessRetryCnt, uint32_t path_mtu = kMtu, bool wire_may_reorder = false) const {
     WireReport report;
-    CheckRoce(packets_, path_mtu, report, retry_cnt);
+    CheckRoce(packets_, path_mtu, report, retry_cnt, wire_may_reorder);
     return report;
   }
 
@@ -519,6 +520,20 @@ TEST(WireRecoveryTest, UcGapIsUnplacedLoss) {
   const WireReport report = w.Check();
   EXPECT_THAT(Rules(report.violations), IsEmpty());
   EXPECT_THAT(Rules(report.notes), ElementsAre("roce.unplaced_loss"));
+}
+
+// Eight UC SENDs as a reordering wire delivered them (netem reorder, a lab capture's order:
+// messages 6 and 7 ahead of 0..5). Where the capture may show a reordered network
+// (--wire_reorders), each late one is the note roce.unplaced_reorder; elsewhere the PSN
+// going back stays roce.psn: a UC sender never goes back.
+TEST(WireRecoveryTest, UcPacketsOvertakenOnAReorderingWireAreNotes) {
+  Wire w;
+  for (uint32_t psn : {16, 17, 10, 11, 12, 13, 14, 15}) w.Request(kUcSendOnly, psn);
+  const WireReport reordering = w.Check(kHarnessRetryCnt, kMtu, /*wire_may_reorder=*/true);
+  EXPECT_THAT(Rules(reordering.violations), IsEmpty()) << WireReportText(reordering);
+  EXPECT_EQ(Rules(reordering.notes), std::vector<std::string>(6, "roce.unplaced_reorder")) << WireReportText(reordering);
+  const WireReport in_order = w.Check();
+  EXPECT_THAT(Rules(in_order.violations), Contains("roce.psn")) << WireReportText(in_order);
 }
 
 // A network that duplicates (netem's duplicate profile) repeats a UC packet: a note, since

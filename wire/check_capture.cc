@@ -12,6 +12,11 @@ ABSL_FLAG(int32_t, retry_cnt, rdmacheck::kHarnessRetryCnt,
           "wire check: the RC QPs' retry count (0..7): no PSN may be sent more than retry_cnt + 1 times in a row "
           "without progress (roce.retry_count); default 7, as rdmacheck's harness sets it");
 
+ABSL_FLAG(bool, wire_reorders, false,
+          "wire check: the capture was taken where the network may reorder or duplicate packets (the wire lab's "
+          "netem reorder, duplicate or jitter): a UC packet behind the PSNs already carried is then the note "
+          "roce.unplaced_reorder, not the violation roce.psn");
+
 namespace rdmacheck {
 
 absl::StatusOr<WireReport> CheckCapture(const std::string& path, const WireCheckOptions& options) {
@@ -29,7 +34,8 @@ absl::StatusOr<WireReport> CheckCapture(const std::string& path, const WireCheck
   report.frames = packets.frames;
   report.truncated = packets.truncated;
   report.roce_undecoded = packets.roce_undecoded;
-  CheckRoce(packets.roce, options.path_mtu, report, retry_cnt);
+  CheckRoce(packets.roce, options.path_mtu, report, retry_cnt,
+            options.wire_may_reorder || absl::GetFlag(FLAGS_wire_reorders));
   CheckIwarp(packets.iwarp, report);
   for (const WireFlow& flow : report.flows) {
     for (const auto& [opcode, count] : flow.opcodes) report.opcodes[opcode] += count;

@@ -25,6 +25,9 @@ struct WireCheckOptions {
   // The RC QPs' retry count (0..7) roce.retry_count holds retransmissions to; -1: the
   // --retry_cnt flag (defined here; default 7, what the harness sets).
   int retry_cnt = -1;
+  // The network before the capture point may reorder or duplicate packets (CheckRoce); also
+  // the --wire_reorders flag (defined here).
+  bool wire_may_reorder = false;
 };
 
 // NOT_FOUND when the capture cannot be opened, UNAVAILABLE when tshark cannot read it (or

@@ -94,8 +94,8 @@ struct Announced {
 
 class RoceChecker {
  public:
-  RoceChecker(uint32_t path_mtu, int retry_cnt, WireReport& report)
-      : path_mtu_(path_mtu), report_(report), recovery_(retry_cnt, report) {}
+  RoceChecker(uint32_t path_mtu, int retry_cnt, bool wire_may_reorder, WireReport& report)
+      : path_mtu_(path_mtu), wire_may_reorder_(wire_may_reorder), report_(report), recovery_(retry_cnt, report) {}
 
   void Finish() { recovery_.Finish(); }
 
@@ -306,6 +306,11 @@ class RoceChecker {
                     absl::StrCat(p.opcode.name, " at PSN ", Psn(u), " again, after ", Psn(flow.expected_min - 1),
                                  ": a UC packet repeated on the wire"));
           return;  // the receiver drops the copy: the message it repeats goes on as before
+        } else if (wire_may_reorder_ && same == flow.carried.end()) {
+          Violation(p, "roce.unplaced_reorder", flow,
+                    absl::StrCat(p.opcode.name, " at PSN ", Psn(u), " after ", Psn(flow.expected_min - 1),
+                                 ", never carried before: the wire delivered it late, or the sender went back"));
+          return;  // a stray from before: the flow's current message goes on as before
         } else {
           Violation(p, "roce.psn", flow,
                     absl::StrCat("PSN ", Psn(u), " after ", Psn(flow.expected_min - 1),
@@ -674,6 +679,7 @@ class RoceChecker {
   }
 
   const uint32_t path_mtu_;
+  const bool wire_may_reorder_;
   WireReport& report_;
   RoceRecovery recovery_;
   std::map<std::string, Flow> flows_;
@@ -685,8 +691,9 @@ class RoceChecker {
 
 }  // namespace
 
-void CheckRoce(const std::vector<RocePacket>& packets, uint32_t path_mtu, WireReport& report, int retry_cnt) {
-  RoceChecker checker(path_mtu, retry_cnt, report);
+void CheckRoce(const std::vector<RocePacket>& packets, uint32_t path_mtu, WireReport& report, int retry_cnt,
+               bool wire_may_reorder) {
+  RoceChecker checker(path_mtu, retry_cnt, wire_may_reorder, report);
   for (const RocePacket& p : packets) checker.Check(p);
   checker.Finish();
 }

@@ -20,9 +20,12 @@
 
 namespace rdmacheck {
 
-// path_mtu: 0 to infer it per connection.
+// path_mtu: 0 to infer it per connection. wire_may_reorder: the capture was taken where the
+// network may deliver packets out of order (a netem reorder, duplicate or jitter before the
+// capture point): a UC packet behind the PSNs already carried, never carried itself, is then
+// the note roce.unplaced_reorder, not roce.psn.
 void CheckRoce(const std::vector<RocePacket>& packets, uint32_t path_mtu, WireReport& report,
-               int retry_cnt = kHarnessRetryCnt);
+               int retry_cnt = kHarnessRetryCnt, bool wire_may_reorder = false);
 
 }  // namespace rdmacheck
 

@@ -80,6 +80,12 @@ const std::vector<WireRule>& WireRules() {
        "cannot tell which",
        "IBTA Vol 1 §9.8.3 (UC: the receiver accepts only the expected PSN); a note on the capture, not on the "
        "devices", WireRule::kNote},
+      {"roce.unplaced_reorder", "roce",
+       "on a capture taken where the network may reorder (wire check --wire_reorders), a UC packet behind the "
+       "PSNs already carried that no earlier packet carried: a network that delivered it late, or a sender "
+       "going back; one capture point cannot tell which",
+       "IBTA Vol 1 §9.8.3 (UC: PSNs only go forward; the receiver takes the next First or Only); a note on the "
+       "capture, not on the devices", WireRule::kNote},
       {"roce.unplaced_loss", "roce",
        "a loss the capture shows is recovered where the capture can see it: a PSN gap that no NAK and no "
        "retransmission closes (the responder went on as if it had the packets, or the capture ended first), or "

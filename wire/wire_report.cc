@@ -193,7 +193,7 @@ std::string WireReportText(const WireReport& report) {
   const int64_t notes = static_cast<int64_t>(report.notes.size());
   absl::StrAppend(&out, violations, violations == 1 ? " violation, " : " violations, ", advisories,
                   advisories == 1 ? " advisory, " : " advisories, ", notes, notes == 1 ? " note" : " notes",
-                  notes > 0 ? ": not clean (loss or duplicates this capture point cannot place)\n" : "\n");
+                  notes > 0 ? ": not clean (loss, duplicates or reordering this capture point cannot place)\n" : "\n");
   return out;
 }
 

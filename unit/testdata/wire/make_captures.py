@@ -207,6 +207,9 @@ def roce_capture(knob=None, snaplen=65535):
     if k == 'uc_duplicate':  # the network repeats the First (netem's duplicate)
         cap.add(roce(A, B, UC | WRITE_FIRST, 700, 0x21, b'p' * PMTU, reth=(0x7f0000007000, 0x99, 300)))
     cap.add(roce(A, B, UC | WRITE_LAST, 701, 0x21, b'q' * 44))
+    if k == 'uc_reorder':  # netem's reorder: a UC SEND overtaken by the next one
+        cap.add(roce(A, B, UC | SEND_ONLY, 801, 0x22, b't' * 16))
+        cap.add(roce(A, B, UC | SEND_ONLY, 800, 0x22, b't' * 16))
     cap.add(roce(A, B, UD | SEND_ONLY, 9, 0x31, b'r' * 64, deth=(0x11111111, 0x32)))
     # The same over IPv6 (link-local GIDs): its ICRC masks traffic class, flow label, hop limit.
     cap.add(roce(A, B, UD | SEND_ONLY, 10, 0x31, b's' * 32, deth=(0x11111111, 0x32), v6=True))
@@ -370,7 +373,7 @@ def tunnel_capture(geneve=False):
 
 
 ROCE_KNOBS = ['udp_port', 'icrc', 'unplaced_loss', 'opcode_sequence', 'payload_size', 'ackreq', 'aeth_syndrome', 'ack_msn',
-              'read_response', 'destqp', 'pkey', 'uc_duplicate', 'rnr_timer', 'rnr_nak']
+              'read_response', 'destqp', 'pkey', 'uc_duplicate', 'uc_reorder', 'rnr_timer', 'rnr_nak']
 
 def roce_recovery_capture(knob=None):
     """RC recovery on a lossy wire (issue 34, item 3). A packet lost is lost before the
