@@ -268,6 +268,16 @@ final=${status[B]}
 # An impaired run: the profile and what it did, for each run's environment; a loss profile
 # under which netem dropped nothing did not act, and proves nothing.
 impairment=()
+receivers_saw() { # PROFILE RXE_COUNTER TCP_COUNTER WHAT: fails the run when neither moved
+  local tcp rxe
+  tcp=$({ grep -o "\"$3\": [0-9]*" "$dir/impairment.json" || true; } | awk '{ s += $2 } END { print s + 0 }')
+  rxe=$(python3 "$repo/impair/counter_total.py" "$2" "$dir/rxe0/results.json" 2>/dev/null || echo 0)
+  log "impairment $1: rxe counted $rxe ($2), TCP $tcp ($3)"
+  if [ "$tcp" = 0 ] && [ "$rxe" = 0 ]; then
+    log "error: the impairment did not act: no receiver saw $4 under $1"
+    [ "$final" != 0 ] || final=1
+  fi
+}
 if [ -n "${RDMACHECK_WIRE_IMPAIR:-}" ]; then
   p=${RDMACHECK_WIRE_IMPAIR%@*}
   side=both
@@ -291,18 +301,12 @@ if [ -n "${RDMACHECK_WIRE_IMPAIR:-}" ]; then
         [ "$final" != 0 ] || final=1
       fi
       ;;
-    duplicate)
-      # netem counts no duplicates: the receivers do. rxe counts a request it has seen
-      # before (duplicate_request, read around each test), TCP a duplicate segment it
-      # reports back (DSACK: TcpExtTCPDSACKRecv at the sender).
-      dsacks=$({ grep -o '"TcpExtTCPDSACKRecv": [0-9]*' "$dir/impairment.json" || true; } | awk '{ s += $2 } END { print s + 0 }')
-      rxe_dups=$(python3 "$repo/impair/counter_total.py" duplicate_request "$dir/rxe0/results.json" 2>/dev/null || echo 0)
-      log "impairment $p: rxe counted $rxe_dups duplicate requests, TCP $dsacks DSACKs"
-      if [ "$dsacks" = 0 ] && [ "$rxe_dups" = 0 ]; then
-        log "error: the impairment did not act: no receiver saw a duplicate under $p"
-        [ "$final" != 0 ] || final=1
-      fi
-      ;;
+    # netem counts no duplicates and no reordering: the receivers do. rxe counts a request
+    # it has seen before (duplicate_request) or out of sequence (rcvd_seq_err), read around
+    # each test; TCP a duplicate segment it reports back (DSACK: TcpExtTCPDSACKRecv at the
+    # sender) or a segment it queued out of order (TcpExtTCPOFOQueue).
+    duplicate) receivers_saw "$p" duplicate_request TcpExtTCPDSACKRecv "a duplicate" ;;
+    reorder) receivers_saw "$p" rcvd_seq_err TcpExtTCPOFOQueue "a packet out of order" ;;
   esac
 fi
 # A profile that may reorder or duplicate (netem reorder, duplicate, a jittered delay) acts
